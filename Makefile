@@ -1,0 +1,58 @@
+# Two commands do everything (see README):
+#   make lab   set up .venv, build what is stale, open JupyterLab on index.ipynb
+#   make test  set up .venv and run the whole test suite (what CI runs)
+# Both are idempotent: a second run only checks stamps and starts at once.
+
+SHELL := /bin/bash
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+KERNEL := $(VENV)/share/jupyter/kernels/causal-attention/kernel.json
+PIP_VERSION := 26.3
+
+.PHONY: lab test setup build build-all lock bench clean
+
+lab: setup build
+	$(VENV)/bin/jupyter lab index.ipynb
+
+test: setup
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+setup: $(STAMP) $(KERNEL)
+
+$(STAMP): requirements.txt requirements-lock.txt pyproject.toml
+	@$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), "Python 3.11 is required, found " + sys.version' 
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	# pip 23.2 (what a new venv brings) crashed on some installs here: upgrade it first.
+	$(PY) -m pip install --quiet --upgrade "pip==$(PIP_VERSION)"
+	$(PY) -m pip install --quiet -r requirements.txt -c requirements-lock.txt
+	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
+	touch $(STAMP)
+
+# A kernel spec inside .venv, so every notebook (metadata kernelspec
+# "causal-attention") runs with the project's interpreter.
+$(KERNEL): $(STAMP)
+	$(PY) -m ipykernel install --sys-prefix --name causal-attention --display-name "Causal attention (.venv)"
+
+# Rebuild notebooks whose text source changed (executes them) and index.ipynb.
+build: setup
+	$(PY) -m labbook.build
+
+# Rebuild and re-execute every notebook, stale or not.
+build-all: setup
+	$(PY) -m labbook.build --force
+
+# Refresh requirements-lock.txt from a venv built from requirements.txt alone.
+lock:
+	rm -rf .venv-lock && $(PYTHON) -m venv .venv-lock
+	.venv-lock/bin/python -m pip install --quiet --upgrade "pip==$(PIP_VERSION)"
+	.venv-lock/bin/python -m pip install --quiet -r requirements.txt
+	.venv-lock/bin/python -m pip freeze --exclude-editable | sed 's/+cpu$$//' > requirements-lock.txt
+	rm -rf .venv-lock
+
+bench: setup
+	for b in benchmarks/*.py; do $(PY) $$b || exit 1; done
+
+clean:
+	rm -rf $(VENV) .pytest_cache

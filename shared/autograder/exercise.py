@@ -1,0 +1,241 @@
+"""Exercise definitions: inputs, reference, tolerance, diagnoses, points.
+
+One definition serves the student's ``check`` cell and the instructor's grader:
+
+1. ``cases(ctx, seed)`` lists the calls to make (plain data). Public cases are
+   what ``check`` shows; a ``seed`` adds randomised cases only the grader draws.
+2. ``runtime.run_call`` executes each call against the student's namespace and
+   returns plain data (in the notebook for ``check``, in a sandboxed worker for
+   the grader).
+3. ``judge(ctx, cases, outputs)`` compares that plain data with the reference
+   and returns a Result. It never sees a student object, only numbers.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from . import i18n
+
+
+@dataclass(frozen=True)
+class Case:
+    """One call to make, described by plain data."""
+
+    name: str
+    call: dict
+    public: bool = True
+    data: dict = field(default_factory=dict)  # what judge needs besides the output (never sent to the worker)
+
+
+@dataclass(frozen=True)
+class Feedback:
+    key: str
+    params: dict = field(default_factory=dict)
+
+    def render(self, lang: str) -> str:
+        return i18n.t(self.key, lang, **self.params)
+
+
+@dataclass
+class Result:
+    exercise: str
+    points: float
+    max_points: float
+    status: str  # passed | failed | not_answered | missing | error | timeout
+    feedback: list[Feedback] = field(default_factory=list)
+    diagnosis: str | None = None  # name of the recognised mistake, if any
+
+    def render(self, lang: str) -> str:
+        return " ".join(item.render(lang) for item in self.feedback)
+
+    def to_plain(self, lang: str) -> dict:
+        return {
+            "points": self.points,
+            "max_points": self.max_points,
+            "status": self.status,
+            "diagnosis": self.diagnosis,
+            "feedback": self.render(lang),
+        }
+
+
+class Array:
+    """A decoded tensor: values as float64 (or bool) plus the dtype it came with."""
+
+    def __init__(self, values: np.ndarray, dtype: str):
+        self.values = values
+        self.dtype = dtype
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self.values.shape)
+
+    @property
+    def is_bool(self) -> bool:
+        return self.dtype in ("bool", "numpy.bool")
+
+    @property
+    def is_float(self) -> bool:
+        return "float" in self.dtype or self.dtype in ("half", "double")
+
+
+def decode(value: Any) -> Any:
+    """Plain data from runtime.encode_result back into Array, tuple, list, scalar."""
+    if isinstance(value, dict):
+        if "__tensor__" in value:
+            if value["__tensor__"] is None:
+                return TooLarge(value["dtype"], tuple(value["shape"]))
+            is_bool = value["dtype"] in ("bool", "numpy.bool")
+            data = np.array(value["__tensor__"], dtype=bool if is_bool else float)
+            return Array(data.reshape(value["shape"]), value["dtype"])
+        if "__tuple__" in value:
+            return tuple(decode(v) for v in value["__tuple__"])
+        if "__object__" in value:
+            return Opaque(value["__object__"], value.get("repr", ""))
+        return {k: decode(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [decode(v) for v in value]
+    return value
+
+
+@dataclass(frozen=True)
+class TooLarge:
+    dtype: str
+    shape: tuple
+
+
+@dataclass(frozen=True)
+class Opaque:
+    type_name: str
+    repr: str
+
+
+def describe(value: Any) -> str:
+    """Short language-neutral description of what came back: `float32 (3, 3)`."""
+    if isinstance(value, (Array, TooLarge)):
+        return f"{value.dtype.removeprefix('numpy.')} {value.shape}"
+    if isinstance(value, tuple):
+        return "tuple(" + ", ".join(describe(v) for v in value) + ")"
+    if isinstance(value, Opaque):
+        return value.type_name
+    if isinstance(value, list):
+        return f"list[{len(value)}]"
+    return type(value).__name__
+
+
+def close(a: np.ndarray, b: np.ndarray, atol: float) -> bool:
+    """Same shape and equal within atol, with inf == inf and -inf == -inf."""
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    if a.shape != b.shape:
+        return False
+    same_inf = np.isinf(a) & np.isinf(b) & (np.sign(a) == np.sign(b))
+    finite = np.isfinite(a) & np.isfinite(b)
+    with np.errstate(invalid="ignore"):
+        ok = same_inf | (finite & (np.abs(a - b) <= atol + 1e-12))
+    return bool(ok.all())
+
+
+def first_difference(got: np.ndarray, want: np.ndarray, atol: float) -> tuple[int, ...] | None:
+    got = np.asarray(got, dtype=float)
+    want = np.asarray(want, dtype=float)
+    for index in np.ndindex(want.shape):
+        a, b = got[index], want[index]
+        if np.isinf(a) and np.isinf(b) and np.sign(a) == np.sign(b):
+            continue
+        if not (np.isfinite(a) and np.isfinite(b) and abs(a - b) <= atol + 1e-12):
+            return index
+    return None
+
+
+def fmt_number(x: float) -> str:
+    if np.isnan(x):
+        return "nan"
+    if np.isinf(x):
+        return "-inf" if x < 0 else "inf"
+    return f"{x:.4g}"
+
+
+class Exercise:
+    """Base class. Subclasses set id, points, section and implement cases/judge_outputs."""
+
+    id: str = ""
+    lab: str = ""  # set by LabSpec
+    points: float = 1.0
+    section: str = ""  # where the chapter explains it, e.g. "03 §4"
+    kind: str = "call"
+    diagnoses: tuple[str, ...] = ()  # the named mistakes judge can report
+
+    def diagnosis_names(self) -> tuple[str, ...]:
+        return self.diagnoses
+
+    def cases(self, ctx: dict, seed: int | None = None) -> list[Case]:
+        raise NotImplementedError
+
+    def judge(self, ctx: dict, cases: list[Case], outputs: list[dict]) -> Result:
+        """Common handling of missing, unanswered and failing calls, then judge_outputs."""
+        required = [(case, output) for case, output in zip(cases, outputs) if not case.data.get("optional")]
+        for _, output in required:
+            if "missing" in output:
+                return self.result(0, "missing", Feedback("common.missing", {"name": output["missing"]}))
+        if any("not_answered" in output for _, output in required):
+            return self.result(0, "not_answered", Feedback("common.not_answered", {"name": self.id}))
+        for case, output in required:
+            if "timeout" in output:
+                return self.result(0, "timeout", Feedback("common.timeout", {"name": self.id, "case": case.name}))
+            if "error" in output:
+                error = output["error"]
+                return self.result(
+                    0,
+                    "error",
+                    Feedback("common.raised", {"name": self.id, "case": case.name,
+                                               "type": error["type"], "message": error["message"]}),
+                )
+        decoded = [decode(output["ok"]) if "ok" in output else None for output in outputs]
+        return self.judge_outputs(ctx, cases, decoded)
+
+    def judge_outputs(self, ctx: dict, cases: list[Case], values: list[Any]) -> Result:
+        raise NotImplementedError
+
+    # helpers for subclasses
+    def result(self, points: float, status: str, *feedback: Feedback, diagnosis: str | None = None) -> Result:
+        return Result(self.id, float(points), float(self.points), status, list(feedback), diagnosis)
+
+    def passed(self, *extra: Feedback) -> Result:
+        return self.result(self.points, "passed", Feedback("common.passed", {"name": self.id}), *extra)
+
+    def diagnosed(self, diagnosis: str, points: float = 0.0, **params) -> Result:
+        """A named mistake recognised; its message is `<lab>.<diagnosis>`, else `diagnosis.<diagnosis>`."""
+        key = f"{self.lab}.{diagnosis}"
+        if not i18n.has(key):
+            key = f"diagnosis.{diagnosis}"
+        feedback = [Feedback("common.failed", {"name": self.id}), Feedback(key, params)]
+        if self.section:
+            feedback.append(Feedback("common.see_section", {"section": self.section}))
+        return self.result(points, "failed", *feedback, diagnosis=diagnosis)
+
+
+def shape_mismatch(exercise: Exercise, case: Case, got: Any, expected: str) -> Result:
+    return exercise.result(
+        0, "failed",
+        Feedback("common.failed", {"name": exercise.id}),
+        Feedback("common.wrong_shape", {"case": case.name, "expected": expected, "got": describe(got)}),
+        diagnosis="wrong_shape",
+    )
+
+
+def value_mismatch(exercise: Exercise, case: Case, got: np.ndarray, index: tuple[int, ...]) -> Result:
+    """No named mistake fits: point at the first wrong entry without revealing the answer."""
+    position = ", ".join(str(i) for i in index)
+    feedback = [
+        Feedback("common.failed", {"name": exercise.id}),
+        Feedback("common.wrong_entry", {"case": case.name, "index": position, "got": fmt_number(got[index])}),
+    ]
+    if exercise.section:
+        feedback.append(Feedback("common.see_section", {"section": exercise.section}))
+    return exercise.result(0, "failed", *feedback, diagnosis="wrong_values")
+
+
+Candidate = Callable[..., np.ndarray]

@@ -1,0 +1,60 @@
+"""What a lab notebook uses: `lab = Lab("lab01")`, `lab.check("causal_mask")`, `lab.hand_in()`."""
+from __future__ import annotations
+
+import sys
+
+from . import i18n
+from .exercise import Result
+from .grading import grade_lab, read_context
+from .labs import get_lab
+from .runtime import run_call
+
+
+class Lab:
+    def __init__(self, lab_id: str, lang: str | None = None):
+        self.spec = get_lab(lab_id)
+        self.lang = i18n.normalise_lang(lang) if lang else i18n.current_lang()
+
+    def _call(self, namespace: dict):
+        return lambda spec: run_call(namespace, spec)
+
+    def results(self, namespace: dict, only: list[str] | None = None) -> list[Result]:
+        return grade_lab(self.spec, self._call(namespace), only=only)
+
+    def check(self, exercise_id: str, namespace: dict | None = None) -> None:
+        """Grade one exercise on its public cases and print the feedback."""
+        namespace = namespace if namespace is not None else sys._getframe(1).f_globals
+        known = [exercise.id for exercise in self.spec.exercises]
+        if exercise_id not in known:
+            print(i18n.t("common.unknown_exercise", self.lang, name=exercise_id, lab=self.spec.id,
+                         known=", ".join(known)))
+            return
+        (result,) = self.results(namespace, only=[exercise_id])
+        print(self._line(result))
+
+    def _line(self, result: Result) -> str:
+        points = i18n.t("common.points", self.lang, points=result.points, max_points=result.max_points)
+        return f"{result.render(self.lang)} [{points}]"
+
+    def hand_in(self, namespace: dict | None = None) -> None:
+        """Check every exercise, print a summary and how to hand in."""
+        namespace = namespace if namespace is not None else sys._getframe(1).f_globals
+        results = self.results(namespace)
+        for result in results:
+            print(self._line(result))
+        total = sum(result.points for result in results)
+        print()
+        print(i18n.t("common.total", self.lang, lab=self.spec.id, points=total, max_points=self.spec.max_score))
+        print(i18n.t("common.hand_in", self.lang))
+
+    def show_problem(self, namespace: dict | None = None) -> None:
+        """lab00: print the student's own Q, K and V."""
+        from .labs import lab00
+
+        namespace = namespace if namespace is not None else sys._getframe(1).f_globals
+        ctx, problem = read_context(self.spec, self._call(namespace))
+        if problem is not None:
+            print(i18n.t(problem[0], self.lang, **problem[1]))
+            return
+        print(i18n.t("lab00.your_variant", self.lang, student_id=ctx["student_id"]))
+        print(lab00.format_variant(ctx["variant"]))

@@ -1,0 +1,168 @@
+"""Run one call against a student's namespace and return plain data.
+
+This module is the only part of the autograder that touches student code. It
+imports nothing from the rest of the package (a test enforces it), so the
+sandboxed grading worker can hold this file alone and never the reference
+implementations. Its inputs and outputs are plain data (JSON-able: numbers,
+strings, lists, dicts with the markers below), so all comparisons happen
+elsewhere, on data the student's code can no longer touch.
+
+Encoded values:
+  {"__tensor__": nested list, "dtype": "float32", "shape": [..]}  a tensor or array
+  {"__tuple__": [...]}                                            a tuple
+  {"__function__": source, "name": "f"}                           a function (arguments only)
+  {"__object__": "TypeName", "repr": "..."}                       anything else returned
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+MAX_ELEMENTS = 100_000
+MAX_REPR = 200
+
+
+class NotAnswered(Exception):
+    """The student has not answered yet (an Ellipsis placeholder or NotImplementedError)."""
+
+
+def _torch():
+    import torch  # imported lazily: lab00 needs no torch at grading time
+
+    return torch
+
+
+def decode_arg(value: Any) -> Any:
+    """Turn an encoded argument into the object handed to the student's code."""
+    if isinstance(value, dict):
+        if "__tensor__" in value:
+            torch = _torch()
+            return torch.tensor(value["__tensor__"], dtype=getattr(torch, value.get("dtype", "float32")))
+        if "__function__" in value:
+            namespace: dict[str, Any] = {"math": math}
+            torch = _torch()
+            namespace.update(torch=torch, F=torch.nn.functional, nn=torch.nn)
+            exec(compile(value["__function__"], f"<{value['name']}>", "exec"), namespace)
+            return namespace[value["name"]]
+        if "__tuple__" in value:
+            return tuple(decode_arg(v) for v in value["__tuple__"])
+        return {k: decode_arg(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [decode_arg(v) for v in value]
+    return value
+
+
+def _float_list(values):
+    return [float(v) for v in values]
+
+
+def encode_result(value: Any, depth: int = 0) -> Any:
+    """Turn what the student's code returned into plain data."""
+    if depth > 6:
+        return {"__object__": "nested too deep", "repr": ""}
+    if value is None or isinstance(value, (bool, int, float, str)):
+        if isinstance(value, str):
+            return value[:MAX_REPR * 10]
+        return value
+    type_name = type(value).__module__ + "." + type(value).__qualname__
+    if type_name == "torch.Tensor" or type_name.startswith("numpy.") and hasattr(value, "shape"):
+        return _encode_array(value)
+    if isinstance(value, tuple):
+        return {"__tuple__": [encode_result(v, depth + 1) for v in value[:64]]}
+    if isinstance(value, list):
+        return [encode_result(v, depth + 1) for v in value[:MAX_ELEMENTS]]
+    return {"__object__": type(value).__qualname__, "repr": _safe_repr(value)}
+
+
+def _safe_repr(value: Any) -> str:
+    try:
+        return repr(value)[:MAX_REPR]
+    except Exception:  # a student's object may break repr itself
+        return "<repr failed>"
+
+
+def _encode_array(value: Any) -> dict:
+    type_name = type(value).__module__
+    if type_name.startswith("torch"):
+        dtype = str(value.dtype).replace("torch.", "")
+        shape = list(value.shape)
+        flat = value.detach().to("cpu").reshape(-1)
+        if flat.numel() > MAX_ELEMENTS:
+            return {"__tensor__": None, "dtype": dtype, "shape": shape, "truncated": True}
+        if dtype == "bool":
+            data = flat.tolist()
+        elif flat.is_complex():
+            data = _float_list(flat.real.tolist())
+        else:
+            data = _float_list(flat.double().tolist())
+    else:
+        import numpy as np
+
+        array = np.asarray(value)
+        dtype = "numpy." + str(array.dtype)
+        shape = list(array.shape)
+        if array.size > MAX_ELEMENTS:
+            return {"__tensor__": None, "dtype": dtype, "shape": shape, "truncated": True}
+        flat = array.reshape(-1)
+        data = flat.tolist() if array.dtype == bool else _float_list(flat.astype(float).tolist())
+    return {"__tensor__": data, "dtype": dtype, "shape": shape}
+
+
+def run_call(namespace: dict, call: dict) -> dict:
+    """Execute one call spec against `namespace` and report what happened.
+
+    call = {"kind": "value" | "call" | "module", "target": name,
+            "args": [...], "kwargs": {...}, "init": [...], "state": {...}}
+
+    Returns {"ok": encoded result} or {"missing": name} or {"not_answered": True}
+    or {"error": {"type": ..., "message": ...}}.
+    """
+    target = call["target"]
+    if target not in namespace:
+        return {"missing": target}
+    obj = namespace[target]
+    try:
+        if call["kind"] == "value":
+            if obj is Ellipsis:
+                raise NotAnswered(target)
+            return {"ok": encode_result(_as_plain_value(obj))}
+        args = decode_arg(call.get("args", []))
+        kwargs = decode_arg(call.get("kwargs", {}))
+        if call["kind"] == "call":
+            return {"ok": encode_result(obj(*args, **kwargs))}
+        if call["kind"] == "module":
+            torch = _torch()
+            module = obj(*decode_arg(call.get("init", [])))
+            state = decode_arg(call.get("state", {}))
+            if state:
+                module.load_state_dict(state)
+            module.eval()
+            with torch.no_grad():
+                return {"ok": encode_result(module(*args, **kwargs))}
+        raise ValueError(f"unknown call kind {call['kind']!r}")
+    except (NotImplementedError, NotAnswered):
+        return {"not_answered": True}
+    except RecursionError:
+        return {"error": {"type": "RecursionError", "message": "maximum recursion depth exceeded"}}
+    except Exception as error:  # the student's error is data, not a crash of the grader
+        return {"error": {"type": type(error).__name__, "message": _safe_str(error)}}
+
+
+def _safe_str(error: BaseException) -> str:
+    try:
+        return str(error)[:MAX_REPR * 2]
+    except Exception:
+        return "<message unavailable>"
+
+
+def _as_plain_value(obj: Any) -> Any:
+    """Values typed by hand (lab00): lists of numbers, arrays or tensors."""
+    if isinstance(obj, (list, tuple)):
+        try:
+            import numpy as np
+
+            array = np.array(obj, dtype=float)
+            return array
+        except (ValueError, TypeError):
+            return list(obj)
+    return obj

@@ -1,0 +1,1 @@
+"""Helpers for the book's chapters: translated output text, tables and heatmaps, the build."""

@@ -1,0 +1,116 @@
+"""Build the book: `python -m labbook.build [--force] [--jobs N] [NAME ...]`.
+
+For every text source whose built notebook is missing or has other inputs,
+execute it (in its own folder, so it knows its language) and write the
+notebook; regenerate every lab from its solution; write index.ipynb. Up-to-date
+notebooks are left alone, so a second run takes a second.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+from autograder.i18n import LANGS
+from labbook.notebooks import (
+    KERNEL_NAME, ROOT, Target, cell_inputs, headings, make_lab, read, read_source, targets, write,
+)
+
+LANG_NAMES = {"en": "English", "es": "Español", "de": "Deutsch", "hi-Latn": "Hinglish"}
+INDEX = ROOT / "index.ipynb"
+
+
+def is_stale(target: Target) -> bool:
+    if not target.built.exists():
+        return True
+    return cell_inputs(read(target.built)) != cell_inputs(read_source(target))
+
+
+def execute(target: Target) -> tuple[str, float]:
+    started = time.perf_counter()
+    notebook = read_source(target)
+    target.built.parent.mkdir(parents=True, exist_ok=True)
+    client = NotebookClient(
+        notebook,
+        kernel_name=KERNEL_NAME,
+        timeout=600,
+        record_timing=False,
+        resources={"metadata": {"path": str(target.built.parent)}},
+    )
+    client.execute()
+    notebook.metadata["kernelspec"] = read_source(target).metadata["kernelspec"]
+    notebook.metadata["language_info"] = {"name": "python", "version": "3.11"}
+    for cell in notebook.cells:
+        cell.metadata.pop("execution", None)
+    write(notebook, target.built)
+    return str(target.built.relative_to(ROOT)), time.perf_counter() - started
+
+
+def write_lab(target: Target) -> None:
+    if target.lab is not None and target.built.exists():
+        write(make_lab(read(target.built)), target.lab)
+
+
+def title_of(path: Path) -> str:
+    found = headings(read(path), 1)
+    return found[0] if found else path.stem
+
+
+def make_index(all_targets: list[Target]) -> nbformat.NotebookNode:
+    """The start page: every chapter, lab and solution in every language."""
+    cells = [nbformat.v4.new_markdown_cell(
+        "# Causal attention: a lab book\n\n"
+        "Chapters explain, labs are graded exercises with instant `check` feedback, solutions are worked labs.\n"
+        "Pick your language. / Elige tu idioma. / Wähle deine Sprache. / Apni language chuno.\n\n"
+        + " · ".join(f"[{LANG_NAMES[lang]}](#{LANG_NAMES[lang]})" for lang in LANGS)
+    )]
+    for lang in LANGS:
+        lines = [f"## {LANG_NAMES[lang]}", ""]
+        chapters = [t for t in all_targets if t.lang == lang and t.part == "course"]
+        solutions = [t for t in all_targets if t.lang == lang and t.part == "solutions"]
+        for target in chapters:
+            lines.append(f"- [{title_of(target.built)}](course/{lang}/{target.name}.ipynb)")
+        for target in solutions:
+            lines.append(
+                f"- [{title_of(target.lab)}](labs/{lang}/{target.name}.ipynb) "
+                f"([✔](solutions/{lang}/{target.name}.ipynb))"
+            )
+        cells.append(nbformat.v4.new_markdown_cell("\n".join(lines)))
+    index = nbformat.v4.new_notebook(cells=cells)
+    for number, cell in enumerate(index.cells):
+        cell.id = f"index{number:02d}"
+    index.metadata = nbformat.from_dict({"kernelspec": {"name": KERNEL_NAME, "display_name": "Causal attention (.venv)",
+                                                        "language": "python"}, "lang": "mul"})
+    return index
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("names", nargs="*", help="only notebooks whose name contains one of these")
+    parser.add_argument("--force", action="store_true", help="re-execute even up-to-date notebooks")
+    parser.add_argument("--jobs", type=int, default=2)
+    args = parser.parse_args(argv)
+
+    all_targets = targets()
+    chosen = [t for t in all_targets if not args.names or any(n in str(t.source) for n in args.names)]
+    stale = [t for t in chosen if args.force or is_stale(t)]
+    started = time.perf_counter()
+    if stale:
+        print(f"executing {len(stale)} notebook(s) with {args.jobs} job(s)", flush=True)
+        with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+            for path, seconds in pool.map(execute, stale):
+                print(f"  {path}: {seconds:.1f} s", flush=True)
+    for target in all_targets:
+        write_lab(target)
+    write(make_index(all_targets), INDEX)
+    print(f"book up to date ({len(all_targets)} sources, {len(stale)} executed) in {time.perf_counter() - started:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,166 @@
+"""Where notebooks come from: text sources, built notebooks, labs cut from solutions.
+
+Layout (one rule for every notebook):
+    sources/course/<lang>/<name>.md     -> course/<lang>/<name>.ipynb      (executed)
+    sources/solutions/<lang>/<name>.md  -> solutions/<lang>/<name>.ipynb   (executed)
+                                        -> labs/<lang>/<name>.ipynb        (solutions cut, no outputs)
+
+Sources are MyST markdown notebooks (jupytext `md:myst`). In a solution, code
+between `# BEGIN SOLUTION` and `# END SOLUTION` is replaced in the lab by the
+region's `# STUB: ...` lines (prefix removed), or by
+`raise NotImplementedError("Your code here")`; cells tagged `solution-only` are
+dropped from the lab.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import jupytext
+import nbformat
+
+from autograder.i18n import LANGS
+
+ROOT = Path(__file__).resolve().parents[2]
+KERNEL_NAME = "causal-attention"
+KERNELSPEC = {"name": KERNEL_NAME, "display_name": "Causal attention (.venv)", "language": "python"}
+SOURCE_FORMAT = "md:myst"
+
+BEGIN = re.compile(r"^(?P<indent>\s*)# BEGIN SOLUTION\s*$")
+END = re.compile(r"^\s*# END SOLUTION\s*$")
+STUB = re.compile(r"^(?P<indent>\s*)# STUB: ?(?P<code>.*)$")
+SOLUTION_ONLY = "solution-only"
+
+
+@dataclass(frozen=True)
+class Target:
+    source: Path  # sources/<part>/<lang>/<name>.md
+    part: str  # "course" or "solutions"
+    lang: str
+    name: str
+
+    @property
+    def built(self) -> Path:
+        return ROOT / self.part / self.lang / f"{self.name}.ipynb"
+
+    @property
+    def lab(self) -> Path | None:
+        return ROOT / "labs" / self.lang / f"{self.name}.ipynb" if self.part == "solutions" else None
+
+    @property
+    def kind(self) -> str:
+        return "chapter" if self.part == "course" else "solution"
+
+
+def targets(root: Path = ROOT) -> list[Target]:
+    found = []
+    for part in ("course", "solutions"):
+        for lang in LANGS:
+            for source in sorted((root / "sources" / part / lang).glob("*.md")):
+                found.append(Target(source, part, lang, source.stem))
+    return found
+
+
+def read_source(target: Target) -> nbformat.NotebookNode:
+    """The source as an unexecuted notebook with the book's metadata and stable cell ids."""
+    notebook = jupytext.reads(target.source.read_text(encoding="utf-8"), fmt=SOURCE_FORMAT)
+    notebook.metadata = nbformat.from_dict({
+        "kernelspec": dict(KERNELSPEC),
+        "language_info": {"name": "python"},
+        "lang": target.lang,
+        "labbook": {
+            "kind": target.kind,
+            "source": target.source.relative_to(ROOT).as_posix() if target.source.is_relative_to(ROOT) else target.source.name,
+        },
+    })
+    for index, cell in enumerate(notebook.cells):
+        cell.id = f"c{index:03d}"
+        cell.metadata.pop("lines_to_next_cell", None)
+        if cell.cell_type == "code":
+            cell.outputs = []
+            cell.execution_count = None
+    notebook.nbformat, notebook.nbformat_minor = 4, 5
+    return notebook
+
+
+def cut_solution(code: str) -> str:
+    """Replace every solution region by its stub."""
+    out: list[str] = []
+    lines = code.split("\n")
+    i = 0
+    while i < len(lines):
+        begin = BEGIN.match(lines[i])
+        if not begin:
+            out.append(lines[i])
+            i += 1
+            continue
+        indent = begin.group("indent")
+        stubs: list[str] = []
+        i += 1
+        while i < len(lines) and not END.match(lines[i]):
+            stub = STUB.match(lines[i])
+            if stub:
+                stubs.append(stub.group("indent") + stub.group("code"))
+            i += 1
+        if i == len(lines):
+            raise ValueError("# BEGIN SOLUTION without # END SOLUTION")
+        i += 1  # skip END
+        out.extend(stubs or [indent + 'raise NotImplementedError("Your code here")'])
+    return "\n".join(out)
+
+
+def make_lab(solution: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """The student's lab: solution regions cut, solution-only cells dropped, no outputs."""
+    lab = nbformat.from_dict(solution)
+    cells = []
+    for cell in lab.cells:
+        if SOLUTION_ONLY in cell.metadata.get("tags", []):
+            continue
+        if cell.cell_type == "code":
+            cell.source = cut_solution(cell.source)
+            cell.outputs = []
+            cell.execution_count = None
+        cells.append(cell)
+    lab.cells = cells
+    lab.metadata = nbformat.from_dict(dict(solution.metadata))
+    lab.metadata["labbook"] = {**solution.metadata.get("labbook", {}), "kind": "lab"}
+    return lab
+
+
+def cell_inputs(notebook: nbformat.NotebookNode) -> list[tuple[str, str, tuple[str, ...]]]:
+    """What an author controls: type, source and tags of each cell."""
+    return [
+        (cell.cell_type, cell.source, tuple(cell.metadata.get("tags", [])))
+        for cell in notebook.cells
+    ]
+
+
+def code_cells(notebook: nbformat.NotebookNode) -> list[str]:
+    return [cell.source for cell in notebook.cells if cell.cell_type == "code"]
+
+
+def headings(notebook: nbformat.NotebookNode, level: int) -> list[str]:
+    prefix = "#" * level + " "
+    found = []
+    for cell in notebook.cells:
+        if cell.cell_type != "markdown":
+            continue
+        in_fence = False
+        for line in cell.source.splitlines():
+            if line.startswith("```"):
+                in_fence = not in_fence
+            if not in_fence and line.startswith(prefix):
+                found.append(line[len(prefix):].strip())
+    return found
+
+
+def read(path: Path) -> nbformat.NotebookNode:
+    return nbformat.read(path, as_version=4)
+
+
+def write(notebook: nbformat.NotebookNode, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = nbformat.writes(notebook) + "\n"
+    if not path.exists() or path.read_text(encoding="utf-8") != text:
+        path.write_text(text, encoding="utf-8")

@@ -1,0 +1,216 @@
+"""lab00 (attention by hand): every diagnosis is triggered by a wrong answer, in two languages.
+
+Wrong answers are built here with plain numpy, independently of the exercise
+definitions, the way a student would get them on paper.
+"""
+import math
+
+import numpy as np
+import pytest
+
+from autograder import Lab
+from autograder.labs import lab00
+
+pytestmark = pytest.mark.lab00
+
+STUDENT = "s1234567"
+NEG = -math.inf
+
+
+def problem(student=STUDENT):
+    p = lab00.variant(student)
+    return p["Q"], p["K"], p["V"]
+
+
+def softmax(x, axis=-1):
+    with np.errstate(invalid="ignore"):
+        e = np.exp(x - np.max(x, axis=axis, keepdims=True))
+        return e / e.sum(axis=axis, keepdims=True)
+
+
+def mask(T):
+    return np.array([[0.0 if j <= i else NEG for j in range(T)] for i in range(T)])
+
+
+def right_answers(student=STUDENT):
+    Q, K, V = problem(student)
+    scores = Q @ K.T
+    scaled = scores / math.sqrt(2)
+    weights = softmax(scaled + mask(3))
+    return {
+        "STUDENT_ID": student,
+        "qk_scores": scores.tolist(),
+        "scaled_scores": np.round(scaled, 2).tolist(),
+        "causal_mask_T4": mask(4).tolist(),
+        "attention_weights": np.round(weights, 2).tolist(),
+        "attention_output": np.round(np.round(weights, 2) @ V, 2).tolist(),
+    }
+
+
+def grade(namespace, lang="en", exercise=None):
+    lab = Lab("lab00", lang=lang)
+    results = lab.results(namespace, only=[exercise] if exercise else None)
+    return {r.exercise: r for r in results}, lab
+
+
+def test_right_answers_get_full_marks():
+    results, lab = grade(right_answers())
+    assert all(r.status == "passed" for r in results.values()), {k: r.render("en") for k, r in results.items()}
+    assert sum(r.points for r in results.values()) == lab.spec.max_score == 10
+
+
+def test_right_answers_pass_for_many_students():
+    for number in range(25):
+        results, _ = grade(right_answers(f"student-{number}"))
+        assert all(r.status == "passed" for r in results.values()), number
+
+
+def test_variants_differ_between_students_and_are_stable():
+    seen = {tuple(np.concatenate([m.ravel() for m in problem(f"id{n}")])) for n in range(50)}
+    assert len(seen) >= 45
+    assert np.array_equal(problem("Ana")[0], problem(" ana ")[0]), "ids are trimmed and case-folded"
+
+
+def test_blank_lab_reports_not_answered_not_a_traceback():
+    namespace = {"STUDENT_ID": STUDENT, **{name: ... for name in right_answers() if name != "STUDENT_ID"}}
+    results, _ = grade(namespace)
+    assert {r.status for r in results.values()} == {"not_answered"}
+    assert all(r.points == 0 for r in results.values())
+    assert "not implemented yet" in results["qk_scores"].render("en")
+    assert "todavía sin implementar" in results["qk_scores"].render("es")
+
+
+def test_missing_student_id_is_asked_for():
+    namespace = right_answers()
+    namespace["STUDENT_ID"] = ""
+    results, _ = grade(namespace)
+    assert all(r.status == "not_answered" for r in results.values())
+    assert "student id" in results["qk_scores"].render("en")
+    assert "Matrikelkennung" in results["qk_scores"].render("de")
+
+
+def test_undefined_variable_is_named():
+    namespace = right_answers()
+    del namespace["scaled_scores"]
+    results, _ = grade(namespace, exercise="scaled_scores")
+    assert results["scaled_scores"].status == "missing"
+    assert "`scaled_scores` is not defined" in results["scaled_scores"].render("en")
+
+
+@pytest.mark.parametrize("answer", [[[1, 2], [3, 4]], "four", 7, [[1, 2, 3], [4, 5]]])
+def test_wrong_shape_or_type_says_what_was_expected(answer):
+    namespace = right_answers()
+    namespace["qk_scores"] = answer
+    results, _ = grade(namespace, exercise="qk_scores")
+    result = results["qk_scores"]
+    assert result.status == "failed" and result.diagnosis == "wrong_shape"
+    assert "expected (3, 3)" in result.render("en")
+    assert "se esperaba (3, 3)" in result.render("es")
+
+
+def test_unexplained_wrong_entry_points_at_it_without_the_answer():
+    namespace = right_answers()
+    scores = np.array(namespace["qk_scores"])
+    scores[1, 2] += 5
+    namespace["qk_scores"] = scores.tolist()
+    results, _ = grade(namespace, exercise="qk_scores")
+    text = results["qk_scores"].render("en")
+    assert results["qk_scores"].diagnosis == "wrong_values"
+    assert "[1, 2]" in text
+
+
+def test_rounding_within_one_hundredth_is_accepted_but_not_more():
+    namespace = right_answers()
+    scaled = np.array(namespace["scaled_scores"])
+    namespace["scaled_scores"] = (scaled + 0.01).tolist()
+    assert grade(namespace, exercise="scaled_scores")[0]["scaled_scores"].status == "passed"
+    namespace["scaled_scores"] = (scaled + 0.03).tolist()
+    assert grade(namespace, exercise="scaled_scores")[0]["scaled_scores"].status == "failed"
+
+
+def slips():
+    """(exercise, diagnosis, wrong answer) as a student would compute them."""
+    Q, K, V = problem()
+    scores = Q @ K.T
+    scaled = scores / math.sqrt(2)
+    weights = softmax(scaled + mask(3))
+    r = lambda x: np.round(x, 2).tolist()  # noqa: E731
+    strict_lower = np.array([[0.0 if j < i else NEG for j in range(3)] for i in range(3)])
+    with np.errstate(invalid="ignore"):
+        diag_weights = softmax(scaled + strict_lower)
+    return [
+        ("qk_scores", "transposed_k", (K @ Q.T).tolist()),
+        ("scaled_scores", "forgot_scale", scores.tolist()),
+        ("scaled_scores", "divided_by_dk", r(scores / 2)),
+        ("scaled_scores", "transposed_k", r((K @ Q.T) / math.sqrt(2))),
+        ("causal_mask_T4", "wrong_triangle", [[0, 0, 0, 0], [NEG, 0, 0, 0], [NEG, NEG, 0, 0], [NEG, NEG, NEG, 0]]),
+        ("causal_mask_T4", "diagonal_masked",
+         [[NEG, NEG, NEG, NEG], [0, NEG, NEG, NEG], [0, 0, NEG, NEG], [0, 0, 0, NEG]]),
+        ("causal_mask_T4", "zero_inf_swapped", [[NEG, 0, 0, 0], [NEG, NEG, 0, 0], [NEG, NEG, NEG, 0], [NEG] * 4]),
+        ("causal_mask_T4", "binary_mask", [[1, 0, 0, 0], [1, 1, 0, 0], [1, 1, 1, 0], [1, 1, 1, 1]]),
+        ("attention_weights", "no_mask", r(softmax(scaled))),
+        ("attention_weights", "mask_after_softmax", r(softmax(scaled) * np.tril(np.ones((3, 3))))),
+        ("attention_weights", "forgot_scale", r(softmax(scores + mask(3)))),
+        ("attention_weights", "wrong_triangle", r(softmax(scaled + mask(3).T))),
+        ("attention_weights", "diagonal_masked", [[0, 0, 0]] + r(diag_weights[1:])),
+        ("attention_weights", "transposed_k", r(softmax((K @ Q.T) / math.sqrt(2) + mask(3)))),
+        ("attention_weights", "wrong_axis", r(softmax(scaled + mask(3), axis=0))),
+        ("attention_output", "weights_transposed", r(np.round(weights, 2).T @ V)),
+        ("attention_output", "no_mask", r(softmax(scaled) @ V)),
+    ]
+
+
+SLIPS = slips()
+MESSAGES = {
+    "transposed_k": ("K·Qᵀ", "K·Qᵀ"),
+    "forgot_scale": ("forgot the 1/√d_k scale", "olvidaste la escala"),
+    "divided_by_dk": ("divided by d_k instead of √d_k", "dividiste entre d_k"),
+    "wrong_triangle": ("wrong triangle", "triángulo equivocado"),
+    "diagonal_masked": ("also blocks the diagonal, so row 0 has no allowed key and softmax gives NaN", "bloquea la diagonal"),
+    "zero_inf_swapped": ("0 and -inf are swapped", "0 y -inf están intercambiados"),
+    "binary_mask": ("0/1 mask", "máscara 0/1"),
+    "no_mask": ("without any mask", "sin máscara"),
+    "mask_after_softmax": ("after the softmax", "después del softmax"),
+    "wrong_axis": ("wrong axis", "eje equivocado"),
+    "weights_transposed": ("Aᵀ·V", "Aᵀ·V"),
+}
+
+
+@pytest.mark.parametrize("exercise,diagnosis,answer", SLIPS, ids=[f"{e}-{d}" for e, d, _ in SLIPS])
+def test_each_slip_is_named_in_two_languages(exercise, diagnosis, answer):
+    namespace = right_answers()
+    namespace[exercise] = answer
+    if exercise == "attention_output":
+        del namespace["attention_weights"]  # no error to carry forward
+    results, _ = grade(namespace, exercise=exercise)
+    result = results[exercise]
+    assert result.status == "failed" and result.points == 0
+    assert result.diagnosis == diagnosis, result.render("en")
+    english, spanish = MESSAGES[diagnosis]
+    assert english in result.render("en")
+    assert spanish in result.render("es")
+    assert "03 §" in result.render("de")
+
+
+def test_every_diagnosis_of_lab00_is_covered_here():
+    named = {name for exercise in lab00.EXERCISES for name in exercise.diagnosis_names()}
+    assert named == {d for _, d, _ in SLIPS}
+
+
+def test_output_right_for_wrong_weights_is_carried_forward():
+    Q, K, V = problem()
+    namespace = right_answers()
+    bad_weights = np.round(softmax((Q @ K.T) + mask(3)), 2)  # forgot the scale
+    namespace["attention_weights"] = bad_weights.tolist()
+    namespace["attention_output"] = np.round(bad_weights @ V, 2).tolist()
+    results, _ = grade(namespace)
+    assert results["attention_weights"].diagnosis == "forgot_scale"
+    output = results["attention_output"]
+    assert output.status == "passed" and output.diagnosis == "carried_forward"
+    assert "error carried forward" in output.render("en")
+
+
+def test_large_negative_number_counts_as_minus_infinity():
+    namespace = right_answers()
+    namespace["causal_mask_T4"] = np.where(np.isinf(mask(4)), -1e9, 0.0).tolist()
+    assert grade(namespace, exercise="causal_mask_T4")[0]["causal_mask_T4"].status == "passed"
