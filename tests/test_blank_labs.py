@@ -44,8 +44,9 @@ def test_blank_lab_runs_and_scores_zero(path):
     notebook, printed = run_blank(path, student_id="s1234567")
     lang = notebook.metadata["lang"]
     spec = get_lab(path.stem[:5])
-    not_yet = i18n.t("common.not_answered", lang, name="X").split("X")[1][:25]
     for exercise in spec.exercises:
+        key = "common.not_answered_value" if exercise.kind == "value" else "common.not_answered"
+        not_yet = i18n.t(key, lang, name="X").split("X")[1][:25]
         assert f"⏳ {exercise.id}{not_yet}" in printed, f"{exercise.id}: {printed}"
     assert "❌" not in printed and "✅" not in printed
     assert i18n.t("common.total", lang, lab=spec.id, points=0, max_points=spec.max_score) in printed

@@ -76,8 +76,8 @@ def test_blank_lab_reports_not_answered_not_a_traceback():
     results, _ = grade(namespace)
     assert {r.status for r in results.values()} == {"not_answered"}
     assert all(r.points == 0 for r in results.values())
-    assert "not implemented yet" in results["qk_scores"].render("en")
-    assert "todavía sin implementar" in results["qk_scores"].render("es")
+    assert "not answered yet" in results["qk_scores"].render("en")
+    assert "todavía sin responder" in results["qk_scores"].render("es")
 
 
 def test_missing_student_id_is_asked_for():
@@ -194,7 +194,15 @@ def test_each_slip_is_named_in_two_languages(exercise, diagnosis, answer):
 
 def test_every_diagnosis_of_lab00_is_covered_here():
     named = {name for exercise in lab00.EXERCISES for name in exercise.diagnosis_names()}
-    assert named == {d for _, d, _ in SLIPS}
+    assert named == {d for _, d, _ in SLIPS} | {"decimal_comma"}
+
+
+def test_decimal_comma_is_named():
+    namespace = right_answers()
+    namespace["scaled_scores"] = [[1, 41, 9, 19, 0, 0], [0, 0, 6, 36, 0, 0], [2, 12, 4, 24, 0, 0]]
+    result = grade(namespace, exercise="scaled_scores")[0]["scaled_scores"]
+    assert result.diagnosis == "decimal_comma"
+    assert "Dezimalkomma" in result.render("de") and "coma decimal" in result.render("es")
 
 
 def test_output_right_for_wrong_weights_is_carried_forward():

@@ -181,7 +181,8 @@ class Exercise:
             if "missing" in output:
                 return self.result(0, "missing", Feedback("common.missing", {"name": output["missing"]}))
         if any("not_answered" in output for _, output in required):
-            return self.result(0, "not_answered", Feedback("common.not_answered", {"name": self.id}))
+            key = "common.not_answered_value" if self.kind == "value" else "common.not_answered"
+            return self.result(0, "not_answered", Feedback(key, {"name": self.id}))
         for case, output in required:
             if "timeout" in output:
                 return self.result(0, "timeout", Feedback("common.timeout", {"name": self.id, "case": case.name}))
@@ -221,7 +222,8 @@ def shape_mismatch(exercise: Exercise, case: Case, got: Any, expected: str) -> R
     return exercise.result(
         0, "failed",
         Feedback("common.failed", {"name": exercise.id}),
-        Feedback("common.wrong_shape", {"case": case.name, "expected": expected, "got": describe(got)}),
+        Feedback("common.wrong_shape_value" if exercise.kind == "value" else "common.wrong_shape",
+                 {"case": case.name, "expected": expected, "got": describe(got)}),
         diagnosis="wrong_shape",
     )
 
@@ -231,7 +233,8 @@ def value_mismatch(exercise: Exercise, case: Case, got: np.ndarray, index: tuple
     position = ", ".join(str(i) for i in index)
     feedback = [
         Feedback("common.failed", {"name": exercise.id}),
-        Feedback("common.wrong_entry", {"case": case.name, "index": position, "got": fmt_number(got[index])}),
+        Feedback("common.wrong_entry_value" if exercise.kind == "value" else "common.wrong_entry",
+                 {"case": case.name, "index": position, "got": fmt_number(got[index])}),
     ]
     if exercise.section:
         feedback.append(Feedback("common.see_section", {"section": exercise.section}))

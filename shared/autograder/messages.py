@@ -17,8 +17,26 @@ COMMON = {
     "common.not_answered": {
         "en": "⏳ {name}: not implemented yet. Replace the `...` or the `raise NotImplementedError` with your answer, run that cell, then this one.",
         "es": "⏳ {name}: todavía sin implementar. Sustituye el `...` o el `raise NotImplementedError` por tu respuesta, ejecuta esa celda y luego esta.",
-        "de": "⏳ {name}: noch nicht implementiert. Ersetze `...` bzw. `raise NotImplementedError` durch deine Lösung, führe jene Zelle aus und dann diese.",
+        "de": "⏳ {name}: noch nicht gelöst (nicht implementiert). Ersetze `...` bzw. `raise NotImplementedError` durch deine Lösung, führe jene Zelle aus und dann diese.",
         "hi-Latn": "⏳ {name}: abhi implement nahi hua. `...` ya `raise NotImplementedError` ki jagah apna answer likho, woh cell run karo, phir yeh wala.",
+    },
+    "common.not_answered_value": {
+        "en": "⏳ {name}: not answered yet. Replace the `...` with your answer, run that cell, then this one.",
+        "es": "⏳ {name}: todavía sin responder. Sustituye el `...` por tu respuesta, ejecuta esa celda y luego esta.",
+        "de": "⏳ {name}: noch nicht beantwortet. Ersetze `...` durch deine Antwort, führe jene Zelle aus und dann diese.",
+        "hi-Latn": "⏳ {name}: abhi answer nahi diya. `...` ki jagah apna answer likho, woh cell run karo, phir yeh wala.",
+    },
+    "common.wrong_shape_value": {
+        "en": "expected {expected}, but got {got}.",
+        "es": "se esperaba {expected}, pero llegó {got}.",
+        "de": "Erwartet war {expected}, eingegeben hast du {got}.",
+        "hi-Latn": "{expected} chahiye tha, lekin mila {got}.",
+    },
+    "common.wrong_entry_value": {
+        "en": "the entry at [{index}] is wrong (you have {got}). No classic slip explains it: recompute that entry step by step.",
+        "es": "la entrada [{index}] es incorrecta (tienes {got}). Ningún error clásico lo explica: recalcula esa entrada paso a paso.",
+        "de": "Der Eintrag [{index}] ist falsch (bei dir {got}). Kein typischer Fehler erklärt das: rechne diesen Eintrag Schritt für Schritt nach.",
+        "hi-Latn": "entry [{index}] galat hai (tumne {got} likha). Koi classic galti isko explain nahi karti: us entry ko step by step dobara calculate karo.",
     },
     "common.missing": {
         "en": "❓ `{name}` is not defined. Run the cell that defines it first (or check its spelling).",
@@ -41,13 +59,13 @@ COMMON = {
     "common.wrong_shape": {
         "en": "for {case} expected {expected}, but got {got}.",
         "es": "para {case} se esperaba {expected}, pero llegó {got}.",
-        "de": "für {case} wurde {expected} erwartet, zurück kam aber {got}.",
+        "de": "Für {case} war {expected} erwartet, bekommen habe ich {got}.",
         "hi-Latn": "{case} ke liye {expected} chahiye tha, lekin mila {got}.",
     },
     "common.wrong_entry": {
         "en": "for {case} the entry at [{index}] is wrong (you have {got}). No classic slip explains it: recompute that entry step by step.",
         "es": "para {case} la entrada [{index}] es incorrecta (tienes {got}). Ningún error clásico lo explica: recalcula esa entrada paso a paso.",
-        "de": "für {case} ist der Eintrag [{index}] falsch (bei dir {got}). Kein typischer Fehler erklärt das: rechne diesen Eintrag Schritt für Schritt nach.",
+        "de": "Für {case} ist der Eintrag [{index}] falsch (bei dir {got}). Kein typischer Fehler erklärt das: rechne diesen Eintrag Schritt für Schritt nach.",
         "hi-Latn": "{case} ke liye entry [{index}] galat hai (tumne {got} likha). Koi classic galti isko explain nahi karti: us entry ko step by step dobara calculate karo.",
     },
     "common.see_section": {

@@ -56,9 +56,10 @@ def write_lab(target: Target) -> None:
         write(make_lab(read(target.built)), target.lab)
 
 
-def title_of(path: Path) -> str:
-    found = headings(read(path), 1)
-    return found[0] if found else path.stem
+def title_of(target: Target) -> str:
+    """The notebook's first-level heading, from its source (built or not)."""
+    found = headings(read_source(target), 1)
+    return found[0] if found else target.name
 
 
 def make_index(all_targets: list[Target]) -> nbformat.NotebookNode:
@@ -74,10 +75,10 @@ def make_index(all_targets: list[Target]) -> nbformat.NotebookNode:
         chapters = [t for t in all_targets if t.lang == lang and t.part == "course"]
         solutions = [t for t in all_targets if t.lang == lang and t.part == "solutions"]
         for target in chapters:
-            lines.append(f"- [{title_of(target.built)}](course/{lang}/{target.name}.ipynb)")
+            lines.append(f"- [{title_of(target)}](course/{lang}/{target.name}.ipynb)")
         for target in solutions:
             lines.append(
-                f"- [{title_of(target.lab)}](labs/{lang}/{target.name}.ipynb) "
+                f"- [{title_of(target)}](labs/{lang}/{target.name}.ipynb) "
                 f"([✔](solutions/{lang}/{target.name}.ipynb))"
             )
         cells.append(nbformat.v4.new_markdown_cell("\n".join(lines)))

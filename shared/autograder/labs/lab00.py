@@ -105,7 +105,8 @@ class HandExercise(Exercise):
         return []
 
     def diagnosis_names(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(name for name, _ in self.slips(variant(SAMPLE_STUDENT_ID))))
+        slips = (name for name, _ in self.slips(variant(SAMPLE_STUDENT_ID)))
+        return tuple(dict.fromkeys([*slips, "decimal_comma"]))
 
     def cases(self, ctx: dict, seed: int | None = None) -> list[Case]:
         # A hand-typed answer has exactly one case; the per-student variant replaces random cases.
@@ -117,6 +118,9 @@ class HandExercise(Exercise):
     def judge_outputs(self, ctx, cases, values) -> Result:
         got = values[0]
         expected = str(self.shape)
+        if hasattr(got, "values") and got.shape == (self.shape[0], 2 * self.shape[1]):
+            # [[1,41, 9,19, 0,00], ...]: decimal commas make Python read twice as many numbers
+            return self.diagnosed("decimal_comma")
         if not hasattr(got, "values") or got.shape != self.shape:
             return shape_mismatch(self, cases[0], got, expected)
         answer = got.values.astype(float)
@@ -283,6 +287,12 @@ def format_variant(problem: dict[str, np.ndarray]) -> str:
 
 
 MESSAGES = {
+    "lab00.decimal_comma": {
+        "en": "each row has twice as many numbers as it should: did you write a decimal comma (1,41) instead of a decimal point (1.41)? Python reads 1,41 as two numbers.",
+        "es": "cada fila tiene el doble de números de los que debería: ¿escribiste una coma decimal (1,41) en lugar de un punto (1.41)? Python lee 1,41 como dos números.",
+        "de": "Jede Zeile hat doppelt so viele Zahlen wie erwartet: Hast du ein Dezimalkomma (1,41) statt eines Dezimalpunkts (1.41) geschrieben? Python liest 1,41 als zwei Zahlen.",
+        "hi-Latn": "har row mein expected se double numbers hain: kya tumne decimal point (1.41) ki jagah comma (1,41) likha? Python 1,41 ko do alag numbers padhta hai.",
+    },
     "lab00.no_student_id": {
         "en": "✋ Type your student id in the first code cell (STUDENT_ID = \"...\") and run it: your numbers depend on it.",
         "es": "✋ Escribe tu identificador de estudiante en la primera celda de código (STUDENT_ID = \"...\") y ejecútala: tus números dependen de él.",
