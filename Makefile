@@ -11,12 +11,12 @@ STAMP := $(VENV)/.installed
 KERNEL := $(VENV)/share/jupyter/kernels/causal-attention/kernel.json
 PIP_VERSION := 26.3
 
-.PHONY: lab test setup build build-all lock bench clean
+.PHONY: lab test setup system-deps build build-all lock bench clean
 
 lab: setup build
 	$(VENV)/bin/jupyter lab index.ipynb
 
-test: setup
+test: setup system-deps
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 setup: $(STAMP) $(KERNEL)
@@ -29,6 +29,20 @@ $(STAMP): requirements.txt requirements-lock.txt pyproject.toml
 	$(PY) -m pip install --quiet -r requirements.txt -c requirements-lock.txt
 	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
 	touch $(STAMP)
+
+# Debian packages the tests use: chromium (browser tests) and bubblewrap (the
+# grader's sandbox). Installed when missing and we are root with apt-get;
+# otherwise the browser tests skip loudly and the grader falls back.
+system-deps:
+	@missing=""; \
+	command -v chromium >/dev/null || missing="$$missing chromium"; \
+	command -v bwrap >/dev/null || missing="$$missing bubblewrap"; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "installing$$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	  else echo "NOTE:$$missing not installed (needs root and apt-get): browser tests will skip, the grader runs without bwrap"; fi; \
+	fi
 
 # A kernel spec inside .venv, so every notebook (metadata kernelspec
 # "causal-attention") runs with the project's interpreter.
