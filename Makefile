@@ -13,8 +13,9 @@ PIP_VERSION := 26.3
 
 .PHONY: lab test setup system-deps build build-all lock bench clean
 
+# --allow-root only when run as root (containers, Binder-like machines).
 lab: setup build
-	$(VENV)/bin/jupyter lab index.ipynb
+	$(VENV)/bin/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) index.ipynb
 
 test: setup system-deps
 	$(PY) -m pytest $(PYTEST_ARGS)
