@@ -1,0 +1,545 @@
+"""lab03 (multi-head causal self-attention, the prefix test): reference solutions get full marks,
+every diagnosis is triggered by a wrong implementation written here in torch (as a student would
+write it), and the tiny decoders that grade prefix_test are tested themselves.
+"""
+import math
+
+import numpy as np
+import pytest
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from autograder import Lab
+from autograder.grading import grade_lab
+from autograder.labs import lab03
+from autograder.runtime import run_call
+
+pytestmark = pytest.mark.lab03
+
+
+# ---------------------------------------------------------------- reference solutions (torch)
+class CausalSelfAttention(nn.Module):
+    """The reference, with switches that reproduce the classic slips."""
+
+    mask = "causal"  # causal | none | strict | upper
+    scale = "head"  # head | none | model
+    dim = -1
+    split = "ok"  # ok | single | no_transpose | merge_no_transpose | both_wrong | interleaved
+    masked_heads = "all"  # all | first
+    padding = "keys"  # keys | ignored | queries | batch_on_heads
+    sdpa = False
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.n_heads = 1 if self.split == "single" else n_heads
+        self.d_k = d_model // self.n_heads
+        self.q_proj = nn.Linear(d_model, d_model)
+        self.k_proj = nn.Linear(d_model, d_model)
+        self.v_proj = nn.Linear(d_model, d_model)
+        self.out_proj = nn.Linear(d_model, d_model)
+
+    def split_heads(self, z):
+        B, T, D = z.shape
+        if self.split in ("no_transpose", "both_wrong"):
+            return z.reshape(B, self.n_heads, T, self.d_k)
+        if self.split == "interleaved":
+            return z.view(B, T, self.d_k, self.n_heads).permute(0, 3, 1, 2)
+        return z.view(B, T, self.n_heads, self.d_k).transpose(1, 2)  # (B, H, T, d_k)
+
+    def forward(self, x, lengths=None):
+        B, T, D = x.shape
+        q, k, v = (self.split_heads(p(x)) for p in (self.q_proj, self.k_proj, self.v_proj))
+        ones = torch.ones(T, T, dtype=torch.bool)
+        allowed = {"causal": ones.tril(), "none": ones, "strict": ones.tril(-1), "upper": ones.triu()}[self.mask]
+        allowed = allowed.expand(B, self.n_heads, T, T).clone()  # (B, H, T, T)
+        if self.masked_heads == "first":
+            allowed[:, 1:] = True
+        if lengths is not None and self.padding != "ignored":
+            real = torch.arange(T)[None, :] < torch.as_tensor(lengths)[:, None]  # (B, T)
+            if self.padding == "keys":
+                allowed = allowed & real[:, None, None, :]
+            elif self.padding == "queries":
+                allowed = allowed & real[:, None, :, None]
+            elif self.padding == "batch_on_heads":
+                allowed = allowed & (ones.tril() & real[:, None, :])  # (B, T, T) against (B, H, T, T)
+        if self.sdpa:
+            out = F.scaled_dot_product_attention(q, k, v, attn_mask=allowed)
+        else:
+            scores = q @ k.transpose(-2, -1)  # (B, H, T, T)
+            if self.scale == "head":
+                scores = scores / math.sqrt(self.d_k)
+            elif self.scale == "model":
+                scores = scores / math.sqrt(D)
+            weights = torch.softmax(scores.masked_fill(~allowed, float("-inf")), dim=self.dim)
+            out = weights @ v  # (B, H, T, d_k)
+        if self.split in ("merge_no_transpose", "both_wrong"):
+            out = out.reshape(B, T, D)
+        else:
+            out = out.transpose(1, 2).reshape(B, T, D)
+        return self.out_proj(out)
+
+
+def prefix_test(model_fn, vocab_size, T=8, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    ids = torch.randint(0, vocab_size, (2, T), generator=g)  # (B, T)
+    with torch.no_grad():
+        base = model_fn(ids)  # (B, T, vocab)
+        for t in range(T - 1):
+            changed = ids.clone()
+            shift = torch.randint(1, vocab_size, (2, T - t - 1), generator=g)
+            changed[:, t + 1:] = (ids[:, t + 1:] + shift) % vocab_size  # every token after t changes
+            out = model_fn(changed)
+            if not torch.allclose(out[:, : t + 1], base[:, : t + 1], atol=1e-5):
+                return False
+    return True
+
+
+def variant(**switches):
+    return type("CausalSelfAttention", (CausalSelfAttention,), switches)
+
+
+def grade(namespace, lang="en", exercise=None, seed=None):
+    lab = Lab("lab03", lang=lang)
+    results = grade_lab(lab.spec, lambda spec: run_call(namespace, spec), seed=seed,
+                        only=[exercise] if exercise else None)
+    return {r.exercise: r for r in results}
+
+
+def solved():
+    return {"CausalSelfAttention": CausalSelfAttention, "prefix_test": prefix_test}
+
+
+# ---------------------------------------------------------------- the whole lab
+@pytest.mark.parametrize("seed", [None, 0, 1, 2, 3, 4])
+def test_reference_gets_full_marks(seed):
+    results = grade(solved(), seed=seed)
+    assert all(r.status == "passed" for r in results.values()), {k: r.render("en") for k, r in results.items()}
+    assert sum(r.points for r in results.values()) == lab03.LAB.max_score == 10
+
+
+def test_points():
+    assert {e.id: e.points for e in lab03.EXERCISES} == {"CausalSelfAttention": 5, "prefix_test": 5}
+
+
+def test_seed_adds_hidden_cases_that_change_with_the_seed():
+    exercise = lab03.LAB.exercise("CausalSelfAttention")
+    public = exercise.cases({})
+    assert all(case.public for case in public)
+    one, two = exercise.cases({}, seed=1), exercise.cases({}, seed=2)
+    assert len(one) > len(public) and not all(case.public for case in one)
+    assert [c.call for c in one if not c.public] != [c.call for c in two if not c.public]
+    assert exercise.cases({}) == public, "public cases are fixed"
+
+
+def test_blank_lab_scores_zero_with_not_implemented_messages():
+    class Stub(nn.Module):
+        def __init__(self, d_model, n_heads):
+            super().__init__()
+            self.q_proj = nn.Linear(d_model, d_model)
+            self.k_proj = nn.Linear(d_model, d_model)
+            self.v_proj = nn.Linear(d_model, d_model)
+            self.out_proj = nn.Linear(d_model, d_model)
+
+        def forward(self, x, lengths=None):
+            raise NotImplementedError("Your code here")
+
+    def stub_test(model_fn, vocab_size, T=8, seed=0):
+        raise NotImplementedError("Your code here")
+
+    results = grade({"CausalSelfAttention": Stub, "prefix_test": stub_test})
+    assert {r.status for r in results.values()} == {"not_answered"}
+    assert sum(r.points for r in results.values()) == 0
+    assert "not implemented yet" in results["prefix_test"].render("en")
+    assert "todavía sin implementar" in results["CausalSelfAttention"].render("es")
+
+
+def test_missing_names():
+    results = grade({})
+    assert all(r.status == "missing" for r in results.values())
+    assert "`prefix_test` is not defined" in results["prefix_test"].render("en")
+
+
+# ---------------------------------------------------------------- CausalSelfAttention diagnoses
+CSA_SLIPS = [
+    ("no_mask", dict(mask="none"), ("without any causal mask", "sin máscara causal"), 0),
+    ("diagonal_masked", dict(mask="strict"), ("also blocks the diagonal", "también bloquea la diagonal"), 0),
+    ("diagonal_masked", dict(mask="strict", sdpa=True), ("also blocks the diagonal", "también bloquea la diagonal"), 0),
+    ("wrong_triangle", dict(mask="upper"), ("transposed", "traspuesta"), 0),
+    ("forgot_scale", dict(scale="none"), ("forgot the 1/√d_k scale", "olvidaste la escala"), 0),
+    ("scale_d_model", dict(scale="model"), ("1/√d_model", "1/√d_model"), 0),
+    ("wrong_axis", dict(dim=-2), ("wrong axis", "eje equivocado"), 0),
+    ("heads_not_split", dict(split="single"), ("single-head attention", "una sola cabeza"), 0),
+    ("wrong_head_split", dict(split="no_transpose"), ("plain reshape", "simple reshape"), 0),
+    ("wrong_head_split", dict(split="merge_no_transpose"), ("plain reshape", "simple reshape"), 0),
+    ("wrong_head_split", dict(split="both_wrong"), ("plain reshape", "simple reshape"), 0),
+    ("heads_wrong", dict(split="interleaved"), ("right with one head", "correcto con una cabeza"), 0),
+    ("mask_not_shared", dict(masked_heads="first"), ("only the first head", "solo la primera cabeza"), 0),
+    ("mask_batch_on_heads", dict(padding="batch_on_heads"), ("lands on head b", "cae en la cabeza b"), 3),
+    ("padding_ignored", dict(padding="ignored"), ("padding is ignored", "el padding se ignora"), 3),
+    ("padding_wrong", dict(padding="queries"), ("combine the two masks with AND", "combina las dos máscaras"), 3),
+]
+
+
+@pytest.mark.parametrize("diagnosis,switches,texts,points", CSA_SLIPS,
+                         ids=[f"{d}-{'-'.join(map(str, s.values()))}" for d, s, _, _ in CSA_SLIPS])
+def test_each_attention_slip_is_named_in_two_languages(diagnosis, switches, texts, points):
+    namespace = {**solved(), "CausalSelfAttention": variant(**switches)}
+    result = grade(namespace, exercise="CausalSelfAttention")["CausalSelfAttention"]
+    assert result.status == "failed" and result.points == points
+    assert result.diagnosis == diagnosis, result.render("en")
+    english, spanish = texts
+    assert english in result.render("en")
+    assert spanish in result.render("es")
+    assert "§" in result.render("de")
+
+
+def test_every_attention_diagnosis_is_covered_here():
+    named = set(lab03.LAB.exercise("CausalSelfAttention").diagnosis_names())
+    assert named == {d for d, _, _, _ in CSA_SLIPS} | {"layers_missing"}
+
+
+def test_layers_without_bias_or_other_names_are_explained():
+    class NoBias(CausalSelfAttention):
+        def __init__(self, d_model, n_heads):
+            super().__init__(d_model, n_heads)
+            self.q_proj = nn.Linear(d_model, d_model, bias=False)
+
+    class Renamed(nn.Module):
+        def __init__(self, d_model, n_heads):
+            super().__init__()
+            self.qkv = nn.Linear(d_model, 3 * d_model)
+            self.out_proj = nn.Linear(d_model, d_model)
+
+        def forward(self, x, lengths=None):
+            return x
+
+    for cls in (NoBias, Renamed):
+        result = grade({**solved(), "CausalSelfAttention": cls}, exercise="CausalSelfAttention")["CausalSelfAttention"]
+        assert result.diagnosis == "layers_missing"
+        assert "q_proj, k_proj, v_proj and out_proj" in result.render("en")
+        assert "q_proj, k_proj, v_proj und out_proj" in result.render("de")
+
+
+def test_wrong_return_type_says_what_was_expected():
+    class ReturnsTuple(CausalSelfAttention):
+        def forward(self, x, lengths=None):
+            out = super().forward(x, lengths)
+            return out, None
+
+    class ReturnsDouble(CausalSelfAttention):
+        def forward(self, x, lengths=None):
+            return super().forward(x, lengths)[:, :-1]
+
+    result = grade({**solved(), "CausalSelfAttention": ReturnsTuple})["CausalSelfAttention"]
+    assert result.diagnosis == "wrong_shape"
+    assert "expected float32 (2, 5, 8), but got tuple(float32 (2, 5, 8), NoneType)" in result.render("en")
+    result = grade({**solved(), "CausalSelfAttention": ReturnsDouble})["CausalSelfAttention"]
+    assert "se esperaba float32 (2, 5, 8), pero llegó float32 (2, 4, 8)" in result.render("es")
+
+
+def test_a_forward_that_raises_is_reported_with_the_case():
+    class Raises(CausalSelfAttention):
+        def forward(self, x, lengths=None):
+            if lengths is not None:
+                raise ValueError("lengths not supported")
+            return super().forward(x)
+
+    result = grade({**solved(), "CausalSelfAttention": Raises})["CausalSelfAttention"]
+    assert result.status == "error" and result.points == 0
+    assert "raised ValueError on the case B=2, T=5, d_model=8, n_heads=2, lengths=[5, 2]" in result.render("en")
+    assert "ValueError" in result.render("hi-Latn")
+
+
+def test_an_unrecognised_wrong_output_points_at_an_entry():
+    class Noisy(CausalSelfAttention):
+        def forward(self, x, lengths=None):
+            return super().forward(x, lengths) + 0.01
+
+    result = grade({**solved(), "CausalSelfAttention": Noisy})["CausalSelfAttention"]
+    assert result.diagnosis == "wrong_values" and result.points == 0
+    assert "[0, 0, 0]" in result.render("en")
+
+
+def test_attention_slips_differ_from_the_reference_and_from_each_other():
+    cases = lab03.LAB.exercise("CausalSelfAttention").cases({})
+    inputs = [lab03.case_inputs(case) for case in cases]
+    outputs = {}
+    for name, slip in lab03.SLIPS:
+        values = [lab03.self_attention(x, s, h, n, **slip) for x, s, h, n in inputs]
+        refs = [lab03.self_attention(x, s, h, n) for x, s, h, n in inputs]
+        gaps = [np.nanmax(np.abs(np.nan_to_num(v, nan=1e3) - r)) for v, r in zip(values, refs) if v is not None]
+        assert max(gaps) > 1e-2, name
+        outputs.setdefault(name, []).append(values)
+    names = list(outputs)
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            for va in outputs[a]:
+                for vb in outputs[b]:
+                    same = all(x is not None and y is not None and lab03.close_nan(x, y, 1e-3) for x, y in zip(va, vb))
+                    assert not same, (a, b)
+
+
+def test_lengths_as_list_and_as_tensor_are_both_used():
+    kinds = {type(c.call["kwargs"].get("lengths")).__name__ for c in lab03.LAB.exercise("CausalSelfAttention").cases({})}
+    assert kinds == {"NoneType", "list", "dict"}
+
+
+def test_reference_matches_nn_multihead_attention():
+    """The numpy reference agrees with torch's own multi-head attention, with the same weights."""
+    case = lab03.LAB.exercise("CausalSelfAttention").cases({})[3]
+    x, state, heads, lengths = lab03.case_inputs(case)
+    B, T, D = x.shape
+    mha = nn.MultiheadAttention(D, heads, batch_first=True)
+    with torch.no_grad():
+        mha.in_proj_weight.copy_(torch.tensor(np.concatenate([state[f"{n}.weight"] for n in lab03.LAYERS[:3]])))
+        mha.in_proj_bias.copy_(torch.tensor(np.concatenate([state[f"{n}.bias"] for n in lab03.LAYERS[:3]])))
+        mha.out_proj.weight.copy_(torch.tensor(state["out_proj.weight"]))
+        mha.out_proj.bias.copy_(torch.tensor(state["out_proj.bias"]))
+        xt = torch.tensor(x, dtype=torch.float32)
+        blocked = torch.ones(T, T, dtype=torch.bool).triu(1)
+        padded = torch.arange(T)[None, :] >= torch.tensor(lengths)[:, None]
+        out, _ = mha(xt, xt, xt, attn_mask=blocked, key_padding_mask=padded, need_weights=False)
+    assert np.allclose(out.numpy(), lab03.self_attention(x, state, heads, lengths), atol=1e-5)
+
+
+# ---------------------------------------------------------------- the decoders
+def ids_for(vocab, T, seed=0, B=2):
+    return torch.randint(0, vocab, (B, T), generator=torch.Generator().manual_seed(seed))
+
+
+@pytest.mark.parametrize("bug", lab03.BUGS)
+def test_each_buggy_decoder_differs_from_the_correct_one(bug):
+    ids = ids_for(11, 8)
+    right = lab03.decoder_function()(ids)
+    wrong = lab03.decoder_function(bug)(ids)
+    assert right.shape == wrong.shape == (2, 8, 11)
+    assert (right - wrong).abs().max() > 1e-2
+
+
+@pytest.mark.parametrize("vocab,T,seed", [(11, 8, 2024), (5, 6, 1), (20, 10, 77), (7, 12, 9999), (2, 3, 5)])
+def test_correct_decoder_is_exactly_causal(vocab, T, seed):
+    """Bit for bit: even a test that compares with torch.equal says causal."""
+    model = lab03.decoder_function(None, vocab, seed)
+    ids = ids_for(vocab, T, seed)
+    base = model(ids)
+    for t in range(T - 1):
+        changed = ids.clone()
+        changed[:, t + 1:] = (ids[:, t + 1:] + 1) % vocab
+        assert torch.equal(model(changed)[:, : t + 1], base[:, : t + 1])
+
+
+@pytest.mark.parametrize("vocab,T,seed", [(11, 8, 2024), (5, 6, 1), (20, 10, 77), (13, 7, 31)])
+def test_a_correct_prefix_test_flags_every_bug_and_accepts_the_correct_decoder(vocab, T, seed):
+    assert prefix_test(lab03.decoder_function(None, vocab, seed), vocab, T=T, seed=seed)
+    for bug in lab03.BUGS:
+        assert not prefix_test(lab03.decoder_function(bug, vocab, seed), vocab, T=T, seed=seed), bug
+
+
+def test_middle_leak_is_missed_by_a_test_that_changes_only_the_last_token():
+    model = lab03.decoder_function("middle_leak")
+    assert last_token_only(model, 11) and not last_token_only(lab03.decoder_function("off_by_one"), 11)
+
+
+def test_decoder_sources_are_plain_data_shown_to_students():
+    source = lab03.decoder_source("shifted_input")
+    assert "BUG" in source and "torch.Generator().manual_seed" in source
+    assert "BUG" not in lab03.decoder_source()
+    assert set(lab03.decoders()) == {"correct", *lab03.BUGS}
+
+
+# ---------------------------------------------------------------- prefix_test diagnoses
+def always_true(model_fn, vocab_size, T=8, seed=0):
+    return True
+
+
+def always_false(model_fn, vocab_size, T=8, seed=0):
+    return False
+
+
+def last_token_only(model_fn, vocab_size, T=8, seed=0):
+    ids = torch.arange(T)[None, :] % vocab_size  # (1, T)
+    changed = ids.clone()
+    changed[0, -1] = (ids[0, -1] + 1) % vocab_size
+    return torch.allclose(model_fn(ids)[:, :-1], model_fn(changed)[:, :-1], atol=1e-5)
+
+
+def next_token_only(model_fn, vocab_size, T=8, seed=0):
+    ids = torch.arange(T)[None, :] % vocab_size
+    for t in range(T - 1):
+        changed = ids.clone()
+        changed[0, t + 1] = (ids[0, t + 1] + 1) % vocab_size
+        if not torch.allclose(model_fn(ids)[:, : t + 1], model_fn(changed)[:, : t + 1], atol=1e-5):
+            return False
+    return True
+
+
+def asserts(model_fn, vocab_size, T=8, seed=0):
+    ids = torch.arange(T)[None, :] % vocab_size
+    for t in range(T - 1):
+        changed = ids.clone()
+        changed[0, t + 1:] = (ids[0, t + 1:] + 1) % vocab_size
+        assert torch.allclose(model_fn(ids)[:, : t + 1], model_fn(changed)[:, : t + 1]), f"leak at {t}"
+    return True
+
+
+def compares_everything(model_fn, vocab_size, T=8, seed=0):
+    ids = torch.arange(T)[None, :] % vocab_size
+    changed = ids.clone()
+    changed[0, T // 2:] = (ids[0, T // 2:] + 1) % vocab_size
+    return torch.allclose(model_fn(ids), model_fn(changed))  # compares the positions after t too
+
+
+def only_position_t(model_fn, vocab_size, T=8, seed=0):
+    """Changes only token t + 1 and looks only at position t: misses the middle leak."""
+    ids = torch.arange(T)[None, :] % vocab_size
+    for t in range(1, T - 1):
+        changed = ids.clone()
+        changed[0, t + 1] = (ids[0, t + 1] + 1) % vocab_size
+        if not torch.allclose(model_fn(ids)[:, t], model_fn(changed)[:, t]):
+            return False
+    return True
+
+
+def skips_next_token(model_fn, vocab_size, T=8, seed=0):
+    """Off by one in the test itself: changes the tokens from t + 2 on, so it misses t + 1 leaks."""
+    ids = torch.arange(T)[None, :] % vocab_size
+    for t in range(T - 2):
+        changed = ids.clone()
+        changed[0, t + 2:] = (ids[0, t + 2:] + 1) % vocab_size
+        if not torch.allclose(model_fn(ids)[:, : t + 1], model_fn(changed)[:, : t + 1]):
+            return False
+    return True
+
+
+def inverted(model_fn, vocab_size, T=8, seed=0):
+    return not prefix_test(model_fn, vocab_size, T, seed)
+
+
+def returns_none(model_fn, vocab_size, T=8, seed=0):
+    prefix_test(model_fn, vocab_size, T, seed)
+
+
+def returns_tensor(model_fn, vocab_size, T=8, seed=0):
+    return torch.tensor(prefix_test(model_fn, vocab_size, T, seed))
+
+
+def returns_text(model_fn, vocab_size, T=8, seed=0):
+    return "causal" if prefix_test(model_fn, vocab_size, T, seed) else "leaks"
+
+
+PREFIX_SLIPS = [
+    (always_true, "always_true", 0, ("says True for every decoder", "Dice True para todos")),
+    (always_false, "always_false", 0, ("False for every decoder", "False para todos")),
+    (compares_everything, "always_false", 0, ("False for every decoder", "False para todos")),
+    (inverted, "rejects_correct", 0, ("correct decoder is not causal", "decodificador correcto no es causal")),
+    (last_token_only, "only_last_position", 4, ("except the one from a middle token", "menos la de un token intermedio")),
+    (asserts, "crashes", 0, ("raised AssertionError instead of returning False",
+                             "lanzó AssertionError en lugar de devolver False")),
+    (only_position_t, "only_last_position", 4, ("except the one from a middle token", "menos la de un token intermedio")),
+    (skips_next_token, "missed_bugs", 3, ("Each decoder it accepted", "Cada decodificador que aceptó")),
+    (returns_none, "wrong_type", 0, ("expected bool, but got NoneType: did you forget `return`?", "¿olvidaste el `return`?")),
+    (returns_text, "wrong_type", 0, ("expected bool, but got str", "se esperaba bool, pero llegó str")),
+]
+
+
+@pytest.mark.parametrize("test_fn,diagnosis,points,texts", PREFIX_SLIPS, ids=[f.__name__ for f, *_ in PREFIX_SLIPS])
+def test_each_prefix_test_slip_is_named_in_two_languages(test_fn, diagnosis, points, texts):
+    result = grade({**solved(), "prefix_test": test_fn}, exercise="prefix_test")["prefix_test"]
+    assert result.diagnosis == diagnosis, result.render("en")
+    assert result.points == points, result.render("en")
+    english, spanish = texts
+    assert english in result.render("en")
+    assert spanish in result.render("es")
+
+
+def test_a_crash_is_not_reported_as_a_true():
+    result = grade({**solved(), "prefix_test": asserts}, exercise="prefix_test")["prefix_test"]
+    assert "On the decoder no_mask your test raised AssertionError" in result.render("en")
+    assert "said True" not in result.render("en")
+
+
+def test_every_prefix_test_diagnosis_is_covered_here():
+    assert set(lab03.LAB.exercise("prefix_test").diagnosis_names()) == {d for _, d, _, _ in PREFIX_SLIPS}
+
+
+def test_missed_bugs_are_named_in_the_feedback():
+    result = grade({**solved(), "prefix_test": last_token_only}, exercise="prefix_test")["prefix_test"]
+    assert "Your test said True for the leak from one middle token" in result.render("en")
+    assert "Dein Test sagte True für das Leck aus einem mittleren Token" in result.render("de")
+    assert "4 of the 5" in result.render("en")
+    result = grade({**solved(), "prefix_test": always_true}, exercise="prefix_test")["prefix_test"]
+    assert all(lab03.BUG_TEXT[bug]["en"] in result.render("en") for bug in lab03.BUGS)
+
+
+def test_changing_one_later_token_at_a_time_is_a_correct_prefix_test():
+    result = grade({**solved(), "prefix_test": next_token_only}, exercise="prefix_test", seed=3)["prefix_test"]
+    assert result.status == "passed" and result.points == 5
+
+
+def cuts_the_sequence(model_fn, vocab_size, T=8, seed=0):
+    """Chapter 07's form: run the prefix alone and compare with the full sequence."""
+    ids = torch.randint(0, vocab_size, (1, T), generator=torch.Generator().manual_seed(seed))
+    full = model_fn(ids)  # (1, T, vocab)
+    return all(torch.allclose(model_fn(ids[:, : t + 1]), full[:, : t + 1], atol=1e-5) for t in range(T - 1))
+
+
+def test_cutting_the_sequence_after_t_is_a_correct_prefix_test_too():
+    result = grade({**solved(), "prefix_test": cuts_the_sequence}, exercise="prefix_test", seed=5)["prefix_test"]
+    assert result.status == "passed" and result.points == 5, result.render("en")
+
+
+def test_diagnoses_point_to_existing_chapter_sections():
+    from labbook.notebooks import headings, read_source, targets
+
+    chapters = {t.name[:2]: t for t in targets() if t.part == "course" and t.lang == "en"}
+    for name, section in lab03.CHAPTER_SECTIONS.items():
+        chapter, number = section.split(" §")
+        assert chapter in chapters, (name, section)
+        numbers = [h.split("·")[0].strip() for h in headings(read_source(chapters[chapter]), 2)]
+        assert number in numbers, (name, section)
+
+
+def test_a_zero_d_boolean_tensor_counts_as_a_bool():
+    result = grade({**solved(), "prefix_test": returns_tensor}, exercise="prefix_test")["prefix_test"]
+    assert result.status == "passed" and result.points == 5
+
+
+def test_a_test_that_crashes_on_the_correct_decoder_is_an_error():
+    def crashes(model_fn, vocab_size, T=8, seed=0):
+        return bool(model_fn(torch.arange(T)).sum() > 0)  # 1-D ids: the decoders want (B, T)
+
+    result = grade({**solved(), "prefix_test": crashes}, exercise="prefix_test")["prefix_test"]
+    assert result.status == "error" and result.points == 0
+    assert "raised ValueError on the case correct" in result.render("en")
+
+
+def test_hidden_cases_use_other_vocabularies_lengths_and_weights():
+    cases = lab03.LAB.exercise("prefix_test").cases({}, seed=11)
+    hidden = [c for c in cases if not c.public]
+    assert len(hidden) == 1 + len(lab03.BUGS)
+    assert hidden[0].call["kwargs"]["T"] != 8 or hidden[0].call["args"][1] != lab03.PUBLIC_VOCAB
+    results = grade({**solved(), "prefix_test": last_token_only}, exercise="prefix_test", seed=11)
+    assert results["prefix_test"].points == 4
+
+
+# ---------------------------------------------------------------- the blank lab, executed
+@pytest.mark.slow
+@pytest.mark.parametrize("lang,texts", [("en", ("not implemented yet", "Total for lab03: 0/10 points.")),
+                                        ("de", ("nicht implementiert", "Summe für lab03: 0/10 Punkte."))])
+def test_blank_lab_runs_top_to_bottom_and_scores_zero(lang, texts):
+    import nbformat
+    from nbclient import NotebookClient
+
+    from labbook.notebooks import KERNEL_NAME, ROOT
+
+    path = ROOT / "labs" / lang / "lab03_multi_head.ipynb"
+    notebook = nbformat.read(path, as_version=4)
+    NotebookClient(notebook, kernel_name=KERNEL_NAME, timeout=120,
+                   resources={"metadata": {"path": str(path.parent)}}).execute()
+    outputs = [o for c in notebook.cells if c.cell_type == "code" for o in c.outputs]
+    assert not [o for o in outputs if o.output_type == "error"]
+    text = "".join(o.get("text", "") for o in outputs)
+    assert text.count(texts[0]) >= 4  # two check cells, two lines of hand_in
+    assert texts[1] in text
+    assert "⏳" in text and "Traceback" not in text
