@@ -77,3 +77,23 @@ def heatmap(matrix, title_key: str, decimals: int = 2, xlabel_key: str = "key", 
         plt.show()
         return None
     return ax
+
+
+class TextTable:
+    """A titled table of strings: aligned plain text (what nbval compares) and Markdown (what JupyterLab shows)."""
+
+    def __init__(self, title: str, header: Sequence[str], rows: Sequence[Sequence[str]]):
+        self.title, self.header, self.rows = title, list(header), [list(map(str, row)) for row in rows]
+
+    def __repr__(self) -> str:
+        widths = [max(len(r[c]) for r in [self.header, *self.rows]) for c in range(len(self.header))]
+        lines = [self.title, "  ".join(h.ljust(w) for h, w in zip(self.header, widths)).rstrip()]
+        lines.append("  ".join("-" * w for w in widths))
+        lines += ["  ".join(x.ljust(w) for x, w in zip(row, widths)).rstrip() for row in self.rows]
+        return "\n".join(lines)
+
+    def _repr_markdown_(self) -> str:
+        def line(cells):
+            return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
+        body = [line(self.header), "|" + "---|" * len(self.header), *(line(r) for r in self.rows)]
+        return f"**{self.title}**\n\n" + "\n".join(body)
