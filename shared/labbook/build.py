@@ -8,6 +8,8 @@ notebooks are left alone, so a second run takes a second.
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -23,12 +25,41 @@ from labbook.notebooks import (
 
 LANG_NAMES = {"en": "English", "es": "Español", "de": "Deutsch", "hi-Latn": "Hinglish"}
 INDEX = ROOT / "index.ipynb"
+# Which library code each notebook was last executed with, on this machine only
+# (not committed): a notebook whose inputs are unchanged is still re-executed
+# after shared/ changed under it. A fresh clone has no stamps and trusts the
+# committed notebooks (nbval in the tests checks their outputs).
+STAMPS = ROOT / ".venv" / "build-stamps.json"
 
 
-def is_stale(target: Target) -> bool:
+def library_hash() -> str:
+    digest = hashlib.sha256()
+    for path in sorted((ROOT / "shared").rglob("*")):
+        if path.suffix in {".py", ".js", ".css"} and "__pycache__" not in path.parts:
+            digest.update(path.relative_to(ROOT).as_posix().encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def load_stamps() -> dict[str, str]:
+    try:
+        return json.loads(STAMPS.read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def save_stamps(stamps: dict[str, str]) -> None:
+    if STAMPS.parent.exists():
+        STAMPS.write_text(json.dumps(stamps, indent=1, sort_keys=True))
+
+
+def is_stale(target: Target, stamps: dict[str, str] | None = None, library: str | None = None) -> bool:
     if not target.built.exists():
         return True
-    return cell_inputs(read(target.built)) != cell_inputs(read_source(target))
+    if cell_inputs(read(target.built)) != cell_inputs(read_source(target)):
+        return True
+    stamp = (stamps or {}).get(str(target.built.relative_to(ROOT)))
+    return stamp is not None and library is not None and stamp != library
 
 
 def execute(target: Target) -> tuple[str, float]:
@@ -99,13 +130,21 @@ def main(argv: list[str] | None = None) -> int:
 
     all_targets = targets()
     chosen = [t for t in all_targets if not args.names or any(n in str(t.source) for n in args.names)]
-    stale = [t for t in chosen if args.force or is_stale(t)]
+    stamps, library = load_stamps(), library_hash()
+    stale = [t for t in chosen if args.force or is_stale(t, stamps, library)]
     started = time.perf_counter()
     if stale:
         print(f"executing {len(stale)} notebook(s) with {args.jobs} job(s)", flush=True)
         with ProcessPoolExecutor(max_workers=args.jobs) as pool:
             for path, seconds in pool.map(execute, stale):
+                stamps[path] = library
+                save_stamps(stamps)
                 print(f"  {path}: {seconds:.1f} s", flush=True)
+    for target in chosen:
+        # A notebook first seen fresh is taken to match today's library (nbval checks that).
+        if target.built.exists():
+            stamps.setdefault(str(target.built.relative_to(ROOT)), library)
+    save_stamps(stamps)
     for target in all_targets:
         write_lab(target)
     write(make_index(all_targets), INDEX)
