@@ -14,7 +14,7 @@ import pytest
 from autograder import i18n
 from autograder.labs import get_lab
 
-from conftest import ROOT
+from labbook.notebooks import ROOT
 
 LABS = sorted((ROOT / "labs").glob("*/*.ipynb"))
 

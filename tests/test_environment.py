@@ -3,7 +3,7 @@ import re
 
 import yaml
 
-from conftest import ROOT
+from labbook.notebooks import ROOT
 
 PIN = re.compile(r"^([A-Za-z0-9_.\-]+)==([^\s;]+)$")
 

@@ -5,7 +5,7 @@ import pytest
 
 from labbook.notebooks import cut_solution, read_source, targets
 
-from conftest import ROOT
+from labbook.notebooks import ROOT
 
 
 def test_region_without_stub_becomes_not_implemented_at_its_indent():

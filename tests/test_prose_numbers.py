@@ -5,7 +5,7 @@ import pytest
 from autograder.i18n import LANGS
 from labbook.prose import prose_numbers, unexplained
 
-from conftest import ROOT
+from labbook.notebooks import ROOT
 
 CHAPTERS = sorted((ROOT / "course").glob("*/*.ipynb"))
 

@@ -1,0 +1,128 @@
+"""Attention functions, correct and buggy, that grade lab02's perturbation_test and jacobian_leaks.
+
+Each one is Python SOURCE: it reaches the student's test as
+{"__function__": source, "name": "attn_fn"} and is compiled in the worker
+(runtime.decode_arg gives it torch, F, nn and math). All are named `attn_fn`
+and carry no docstring, so the function object does not say which bug it has.
+
+Every function maps X (T, d) to (T, d): a single-head self-attention with
+fixed projections drawn from `torch.Generator().manual_seed(wseed)`, then a
+body that differs from one function to the next. `pattern(T)` says which
+outputs depend on which inputs (what autograd sees: output i, input j);
+`forward_causal` says whether a perturbation of the forward pass can show a
+leak. tests/test_lab02.py checks both against the functions themselves.
+
+The instructor's grader uses the same list through lab02's exercise
+definitions; `IMPLS`, `source` and `as_arg` are its public interface.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+FUNCTION_NAME = "attn_fn"
+
+PRELUDE = '''def attn_fn(X):
+    T, d = X.shape[-2], X.shape[-1]
+    g = torch.Generator().manual_seed({wseed})
+    W_q, W_k, W_v = (torch.randn(d, d, generator=g, dtype=X.dtype) / math.sqrt(2 * d) for _ in range(3))
+    Q, K, V = X @ W_q, X @ W_k, X @ W_v                  # (T, d) each
+    scores = Q @ K.transpose(-2, -1) / math.sqrt(d)      # (T, T)
+    i = torch.arange(T).unsqueeze(-1)                    # (T, 1): query index
+    j = torch.arange(T).unsqueeze(0)                     # (1, T): key index
+'''
+
+
+def _tril(T: int, k: int = 0) -> np.ndarray:
+    return np.tril(np.ones((T, T), dtype=bool), k=k)
+
+
+def _middle(T: int) -> int:
+    return T // 2
+
+
+def _middle_pattern(T: int) -> np.ndarray:
+    pattern = _tril(T)
+    pattern[:, _middle(T)] = True
+    return pattern
+
+
+@dataclass(frozen=True)
+class Impl:
+    name: str
+    body: str  # lines after PRELUDE, indented by 4 spaces
+    forward_causal: bool  # True: changing X[p] never moves outputs < p (a perturbation test must say True)
+    pattern: Callable[[int], np.ndarray] | None  # (T, T) bool: output i depends on input j (autograd); None: NaN
+    perturbation: bool  # used to grade perturbation_test
+    jacobian: bool  # used to grade jacobian_leaks
+
+
+IMPLS: tuple[Impl, ...] = (
+    # ---- correct (causal) functions
+    Impl("attention", '''\
+    weights = torch.softmax(scores.masked_fill(j > i, float("-inf")), dim=-1)  # (T, T)
+    return weights @ V
+''', True, _tril, True, True),
+    Impl("position_wise", '''\
+    return torch.tanh(Q) + V                             # each position on its own: no mixing
+''', True, lambda T: np.eye(T, dtype=bool), True, True),
+    Impl("prefix_mean", '''\
+    counts = torch.arange(1, T + 1, dtype=X.dtype).unsqueeze(-1)   # (T, 1)
+    return torch.cumsum(V, dim=-2) / counts              # mean of V[0..i]
+''', True, _tril, True, True),
+    # ---- bugs
+    Impl("no_mask", '''\
+    weights = torch.softmax(scores, dim=-1)              # (T, T)
+    return weights @ V
+''', False, lambda T: np.ones((T, T), dtype=bool), True, True),
+    Impl("off_by_one", '''\
+    weights = torch.softmax(scores.masked_fill(j > i + 1, float("-inf")), dim=-1)  # (T, T)
+    return weights @ V
+''', False, lambda T: _tril(T, 1), True, True),
+    Impl("mask_after_softmax", '''\
+    weights = torch.softmax(scores, dim=-1) * (j <= i)   # (T, T)
+    return weights @ V
+''', False, lambda T: np.ones((T, T), dtype=bool), True, True),
+    Impl("diagonal_masked", '''\
+    weights = torch.softmax(scores.masked_fill(j >= i, float("-inf")), dim=-1)  # (T, T)
+    return weights @ V
+''', False, None, True, False),
+    Impl("middle_leak", '''\
+    visible = (j <= i) | (j == T // 2)                   # (T, T)
+    weights = torch.softmax(scores.masked_fill(~visible, float("-inf")), dim=-1)
+    return weights @ V
+''', False, _middle_pattern, True, True),
+    Impl("gradient_leak", '''\
+    hard = F.one_hot(scores.masked_fill(j > i, float("-inf")).argmax(dim=-1), T).to(X.dtype)  # (T, T)
+    soft = torch.softmax(scores, dim=-1)                 # surrogate for the gradient, without the mask
+    weights = hard + (soft - soft.detach())              # straight-through: value of hard, gradient of soft
+    return weights @ V
+''', True, lambda T: np.ones((T, T), dtype=bool), False, True),
+)
+
+BY_NAME = {impl.name: impl for impl in IMPLS}
+PERTURBATION = tuple(impl for impl in IMPLS if impl.perturbation)
+JACOBIAN = tuple(impl for impl in IMPLS if impl.jacobian)
+
+
+def source(impl: Impl | str, wseed: int = 0) -> str:
+    impl = BY_NAME[impl] if isinstance(impl, str) else impl
+    return PRELUDE.format(wseed=int(wseed)) + impl.body
+
+
+def as_arg(impl: Impl | str, wseed: int = 0) -> dict:
+    """The function as a call argument: the worker compiles it and hands the student a callable."""
+    return {"__function__": source(impl, wseed), "name": FUNCTION_NAME}
+
+
+def compile_impl(impl: Impl | str, wseed: int = 0):
+    """The function itself, for tests and demonstrations (trusted code only)."""
+    import math
+
+    import torch
+
+    namespace = {"torch": torch, "F": torch.nn.functional, "nn": torch.nn, "math": math}
+    exec(compile(source(impl, wseed), f"<{FUNCTION_NAME}>", "exec"), namespace)
+    return namespace[FUNCTION_NAME]

@@ -1,0 +1,288 @@
+"""lab01 (masks): right masks pass, every named diagnosis is triggered by a wrong mask, in two languages.
+
+Wrong masks are written here the way a student would write them, with torch,
+independently of the exercise definitions (which use numpy).
+"""
+import json
+
+import pytest
+import torch
+
+from autograder import Lab
+from autograder.grading import grade_lab
+from autograder.labs import lab01
+from autograder.runtime import run_call
+
+pytestmark = pytest.mark.lab01
+
+NEG = float("-inf")
+
+
+# ---------------------------------------------------------------- a correct student
+def causal_mask(T):
+    return torch.full((T, T), NEG).triu(diagonal=1)
+
+
+def allowed_mask(T):
+    return torch.ones(T, T, dtype=torch.bool).tril()
+
+
+def blocked_mask(T):
+    return torch.ones(T, T, dtype=torch.bool).triu(diagonal=1)
+
+
+def padding_mask(lengths, T):
+    lengths = torch.as_tensor(lengths)
+    return (torch.arange(T)[None, :] < lengths[:, None])[:, None, None, :]
+
+
+def combined_mask(lengths, T):
+    return allowed_mask(T) & padding_mask(lengths, T)
+
+
+def sliding_window_mask(T, W):
+    i = torch.arange(T)[:, None]
+    j = torch.arange(T)[None, :]
+    return (j <= i) & (j >= i - W + 1)
+
+
+RIGHT = {f.__name__: f for f in (causal_mask, allowed_mask, blocked_mask, padding_mask, combined_mask,
+                                 sliding_window_mask)}
+
+
+def grade(namespace, lang="en", exercise=None, seed=None):
+    lab = Lab("lab01", lang=lang)
+    results = grade_lab(lab.spec, lambda call: run_call(namespace, call), seed=seed,
+                        only=[exercise] if exercise else None)
+    return {r.exercise: r for r in results}
+
+
+def with_(name, function):
+    namespace = dict(RIGHT)
+    namespace[name] = function
+    return namespace
+
+
+# ---------------------------------------------------------------- right answers
+def test_right_masks_get_full_marks():
+    results = grade(RIGHT)
+    assert all(r.status == "passed" for r in results.values()), {k: r.render("en") for k, r in results.items()}
+    assert sum(r.points for r in results.values()) == lab01.LAB.max_score == 10
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_right_masks_pass_the_hidden_cases(seed):
+    results = grade(RIGHT, seed=seed)
+    assert all(r.status == "passed" for r in results.values()), {k: r.render("en") for k, r in results.items()}
+
+
+def test_hidden_cases_come_from_the_seed_and_differ_from_the_public_ones():
+    for exercise in lab01.EXERCISES:
+        public = exercise.cases({})
+        assert public and all(case.public for case in public)
+        a, b = exercise.cases({}, seed=1), exercise.cases({}, seed=1)
+        assert [c.call for c in a] == [c.call for c in b], "the same seed gives the same cases"
+        hidden = [c for c in a if not c.public]
+        assert hidden, exercise.id
+        calls = {json.dumps(c.call, sort_keys=True) for seed in range(6) for c in exercise.cases({}, seed=seed)
+                 if not c.public}
+        assert len(calls) > 2, f"{exercise.id}: hidden cases do not vary with the seed"
+
+
+def test_cases_are_plain_data():
+    for exercise in lab01.EXERCISES:
+        for case in exercise.cases({}, seed=3):
+            json.dumps(case.call)
+            json.dumps(case.data)
+
+
+def test_large_negative_numbers_count_as_minus_infinity():
+    results = grade(with_("causal_mask", lambda T: torch.ones(T, T).triu(1) * -1e9), exercise="causal_mask")
+    assert results["causal_mask"].status == "passed"
+    results = grade(with_("causal_mask", lambda T: torch.full((T, T), torch.finfo(torch.float32).min).triu(1)),
+                    exercise="causal_mask")
+    assert results["causal_mask"].status == "passed"
+
+
+def test_other_float_dtypes_and_numpy_lengths_are_accepted():
+    results = grade(with_("causal_mask", lambda T: causal_mask(T).double()), exercise="causal_mask")
+    assert results["causal_mask"].status == "passed"
+
+
+# ---------------------------------------------------------------- not answered, missing, raising
+def _todo(*args):
+    raise NotImplementedError("Your code here")
+
+
+def test_blank_lab_reports_not_answered_not_a_traceback():
+    results = grade({name: _todo for name in RIGHT})
+    assert {r.status for r in results.values()} == {"not_answered"}
+    assert all(r.points == 0 for r in results.values())
+    assert "not implemented yet" in results["causal_mask"].render("en")
+    assert "todavía sin implementar" in results["padding_mask"].render("es")
+
+
+def test_undefined_function_is_named():
+    namespace = dict(RIGHT)
+    del namespace["combined_mask"]
+    result = grade(namespace, exercise="combined_mask")["combined_mask"]
+    assert result.status == "missing"
+    assert "`combined_mask` is not defined" in result.render("en")
+
+
+def test_a_function_that_raises_is_reported_with_its_error():
+    result = grade(with_("allowed_mask", lambda T: torch.ones(T, T).tril(-T - 1)[T]), exercise="allowed_mask")
+    result = result["allowed_mask"]
+    assert result.status == "error" and result.points == 0
+    assert "raised IndexError" in result.render("en")
+    assert "lanzó IndexError" in result.render("es")
+
+
+# ---------------------------------------------------------------- wrong type, dtype, shape
+WRONG_TYPES = [
+    ("allowed_mask", lambda T: allowed_mask(T).float(), "expected bool (4, 4), but got float32 (4, 4)",
+     "se esperaba bool (4, 4), pero llegó float32 (4, 4)"),
+    ("causal_mask", lambda T: allowed_mask(T), "expected float (4, 4), but got bool (4, 4)",
+     "se esperaba float (4, 4), pero llegó bool (4, 4)"),
+    ("blocked_mask", lambda T: blocked_mask(T).numpy(), "expected torch.Tensor bool (4, 4), but got numpy.ndarray bool (4, 4)",
+     "se esperaba torch.Tensor bool (4, 4), pero llegó numpy.ndarray bool (4, 4)"),
+    ("blocked_mask", lambda T: blocked_mask(T).tolist(), "expected torch.Tensor bool (4, 4), but got list[4]",
+     "se esperaba torch.Tensor bool (4, 4)"),
+    ("sliding_window_mask", lambda T, W: None, "expected torch.Tensor bool (6, 6), but got NoneType",
+     "se esperaba torch.Tensor bool (6, 6)"),
+    ("sliding_window_mask", lambda T, W: sliding_window_mask(T, W)[None], "expected bool (6, 6), but got bool (1, 6, 6)",
+     "se esperaba bool (6, 6)"),
+    ("padding_mask", lambda lengths, T: padding_mask(lengths, T).long(), "expected bool (3, 1, 1, 5), but got int64",
+     "se esperaba bool (3, 1, 1, 5)"),
+]
+
+
+@pytest.mark.parametrize("name,function,english,spanish", WRONG_TYPES, ids=[f"{w[0]}-{n}" for n, w in enumerate(WRONG_TYPES)])
+def test_wrong_type_dtype_or_shape_says_what_was_expected_and_what_came_back(name, function, english, spanish):
+    result = grade(with_(name, function), exercise=name)[name]
+    assert result.status == "failed" and result.points == 0 and result.diagnosis == "wrong_shape"
+    assert english in result.render("en")
+    assert spanish in result.render("es")
+
+
+def test_unexplained_wrong_entry_points_at_it():
+    def almost(T):
+        mask = allowed_mask(T)
+        if T > 3:
+            mask[3, 1] = False
+        return mask
+
+    result = grade(with_("allowed_mask", almost), exercise="allowed_mask")["allowed_mask"]
+    assert result.diagnosis == "wrong_values"
+    assert "[3, 1]" in result.render("en")
+
+
+# ---------------------------------------------------------------- named diagnoses
+def _window_band(T, W, lo, hi):
+    i = torch.arange(T)[:, None]
+    j = torch.arange(T)[None, :]
+    return (j >= i - lo) & (j <= i + hi)
+
+
+def _pad(lengths, T):
+    return torch.arange(T)[None, :] < torch.as_tensor(lengths)[:, None]  # (B, T)
+
+
+SLIPS = [
+    # causal_mask
+    ("causal_mask", "wrong_triangle", lambda T: torch.full((T, T), NEG).tril(-1),
+     "wrong triangle (the transpose)", "triángulo equivocado"),
+    ("causal_mask", "diagonal_masked", lambda T: torch.full((T, T), NEG).triu(0),
+     "also blocks the diagonal", "bloquea la diagonal"),
+    ("causal_mask", "zero_inf_swapped", lambda T: torch.zeros(T, T).masked_fill(allowed_mask(T), NEG),
+     "0 and -inf are swapped", "0 y -inf están intercambiados"),
+    ("causal_mask", "binary_mask", lambda T: torch.ones(T, T).tril(), "0/1 mask", "máscara 0/1"),
+    ("causal_mask", "binary_mask", lambda T: torch.ones(T, T).triu(1), "0/1 mask", "máscara 0/1"),
+    ("causal_mask", "nan_in_mask", lambda T: torch.ones(T, T).triu(1) * NEG, "(-inf) · 0 is NaN",
+     "(-inf) · 0 es NaN"),
+    # allowed_mask / blocked_mask
+    ("allowed_mask", "convention_inverted", blocked_mask, "True and False are swapped",
+     "True y False están intercambiados"),
+    ("allowed_mask", "diagonal_masked", lambda T: torch.ones(T, T, dtype=torch.bool).tril(-1),
+     "also blocks the diagonal", "bloquea la diagonal"),
+    ("allowed_mask", "wrong_triangle", lambda T: torch.ones(T, T, dtype=torch.bool).triu(),
+     "wrong triangle", "triángulo equivocado"),
+    ("blocked_mask", "convention_inverted", allowed_mask, "you returned the allowed mask",
+     "devolviste la máscara de permitidos"),
+    ("blocked_mask", "diagonal_masked", lambda T: torch.ones(T, T, dtype=torch.bool).triu(0),
+     "also blocks the diagonal", "bloquea la diagonal"),
+    ("blocked_mask", "wrong_triangle", lambda T: torch.ones(T, T, dtype=torch.bool).tril(-1),
+     "wrong triangle", "triángulo equivocado"),
+    # padding_mask
+    ("padding_mask", "padding_shape", _pad, "shape (3, 5) broadcasts wrongly; it must be (3, 1, 1, 5)",
+     "la forma (3, 5) hace un broadcasting equivocado"),
+    ("padding_mask", "padding_shape", lambda lengths, T: _pad(lengths, T)[:, None, :, None],
+     "shape (3, 1, 5, 1) broadcasts wrongly", "la forma (3, 1, 5, 1)"),
+    ("padding_mask", "padding_shape", lambda lengths, T: _pad(lengths, T)[:, None, :],
+     "shape (3, 1, 5) broadcasts wrongly", "la forma (3, 1, 5)"),
+    ("padding_mask", "convention_inverted", lambda lengths, T: ~padding_mask(lengths, T),
+     "key_padding_mask uses the opposite, True = padding", "True y False están intercambiados: aquí True marca un token real"),
+    ("padding_mask", "length_off_by_one",
+     lambda lengths, T: (torch.arange(T)[None, :] <= torch.as_tensor(lengths)[:, None])[:, None, None, :],
+     "one token too many", "sobra un token"),
+    # combined_mask
+    ("combined_mask", "combined_with_or", lambda lengths, T: allowed_mask(T) | padding_mask(lengths, T),
+     "combined the masks with OR", "combinaste las máscaras con OR"),
+    ("combined_mask", "convention_inverted", lambda lengths, T: blocked_mask(T) | ~padding_mask(lengths, T),
+     "True and False are swapped", "True y False están intercambiados"),
+    ("combined_mask", "padding_shape", lambda lengths, T: allowed_mask(T) & _pad(lengths, T)[:, None, :],
+     "shape (3, 5, 5) broadcasts wrongly; it must be (3, 1, 5, 5)", "la forma (3, 5, 5)"),
+    ("combined_mask", "padding_queries",
+     lambda lengths, T: allowed_mask(T) & padding_mask(lengths, T) & _pad(lengths, T)[:, None, :, None],
+     "blocked the rows of padded queries", "bloqueaste las filas de las queries de padding"),
+    ("combined_mask", "padding_missing", lambda lengths, T: allowed_mask(T)[None, None].expand(len(lengths), 1, T, T),
+     "the causal mask alone", "solo la máscara causal"),
+    ("combined_mask", "causal_missing", lambda lengths, T: padding_mask(lengths, T).expand(-1, 1, T, T),
+     "the padding mask alone", "solo la máscara de padding"),
+    # sliding_window_mask
+    ("sliding_window_mask", "window_too_wide", lambda T, W: _window_band(T, W, W, 0),
+     "W + 1 keys (i - W … i: 4 keys for W = 3)", "W + 1 keys (i - W … i: 4 keys para W = 3)"),
+    ("sliding_window_mask", "window_too_narrow", lambda T, W: _window_band(T, W, W - 2, 0),
+     "only W - 1 keys", "solo W - 1 keys"),
+    ("sliding_window_mask", "window_not_causal", lambda T, W: _window_band(T, W, W - 1, W - 1),
+     "symmetric", "simétrica"),
+    ("sliding_window_mask", "convention_inverted", lambda T, W: ~sliding_window_mask(T, W),
+     "True and False are swapped", "True y False están intercambiados"),
+    ("sliding_window_mask", "wrong_triangle", lambda T, W: _window_band(T, W, 0, W - 1),
+     "wrong triangle", "triángulo equivocado"),
+    ("sliding_window_mask", "diagonal_masked", lambda T, W: _window_band(T, W, W - 1, -1),
+     "also blocks the diagonal", "bloquea la diagonal"),
+]
+
+
+@pytest.mark.parametrize("exercise,diagnosis,function,english,spanish", SLIPS,
+                         ids=[f"{s[0]}-{s[1]}-{n}" for n, s in enumerate(SLIPS)])
+def test_each_slip_is_named_in_two_languages(exercise, diagnosis, function, english, spanish):
+    result = grade(with_(exercise, function), exercise=exercise)[exercise]
+    assert result.status == "failed" and result.points == 0
+    assert result.diagnosis == diagnosis, result.render("en")
+    assert english in result.render("en")
+    assert spanish in result.render("es")
+    assert "§" in result.render("de") and "Kapitel" in result.render("de")
+    assert "Chapter" in result.render("hi-Latn")
+
+
+@pytest.mark.parametrize("exercise,diagnosis,function,english,spanish", SLIPS[:3],
+                         ids=[f"{s[0]}-{s[1]}" for s in SLIPS[:3]])
+def test_slips_are_named_on_hidden_cases_too(exercise, diagnosis, function, english, spanish):
+    for seed in range(4):
+        assert grade(with_(exercise, function), exercise=exercise, seed=seed)[exercise].diagnosis == diagnosis
+
+
+def test_every_diagnosis_of_lab01_is_covered_here():
+    named = {(exercise.id, name) for exercise in lab01.EXERCISES for name in exercise.diagnosis_names()}
+    covered = {(exercise, diagnosis) for exercise, diagnosis, *_ in SLIPS}
+    assert named == covered
+
+
+def test_the_issue_diagnoses_exist():
+    """The issue names these for lab01; each maps to a diagnosis of an exercise."""
+    named = {name for exercise in lab01.EXERCISES for name in exercise.diagnosis_names()}
+    for wanted in ("diagonal_masked", "wrong_triangle", "convention_inverted", "zero_inf_swapped", "padding_shape",
+                   "window_too_wide", "combined_with_or"):
+        assert wanted in named

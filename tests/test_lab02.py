@@ -1,0 +1,562 @@
+"""lab02 (causal attention and the perturbation test): right answers pass, every named diagnosis is
+triggered by a wrong answer (in two languages), and the buggy attention functions are what they claim.
+
+Wrong answers are written here the way a student would write them, with torch.
+"""
+import json
+import math
+import time
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+from autograder import Lab
+from autograder.grading import grade_lab
+from autograder.labs import bugs02, lab02
+from autograder.runtime import decode_arg, run_call
+
+pytestmark = [pytest.mark.lab02, pytest.mark.filterwarnings("ignore:The use of `x.T`:UserWarning")]  # a student slip uses K.T
+
+
+# ---------------------------------------------------------------- a correct student
+def causal_attention(Q, K, V):
+    T = Q.shape[-2]
+    scores = Q @ K.transpose(-2, -1) / math.sqrt(Q.shape[-1])  # (..., T, T)
+    blocked = torch.ones(T, T, dtype=torch.bool).triu(diagonal=1)  # (T, T)
+    weights = torch.softmax(scores.masked_fill(blocked, float("-inf")), dim=-1)  # (..., T, T)
+    return weights @ V, weights
+
+
+def perturbation_test(attn_fn, T=8, d=4, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    X = torch.randn(T, d, generator=g)
+    Y = attn_fn(X)
+    if not torch.isfinite(Y).all():
+        return False
+    for p in range(1, T):
+        X2 = X.clone()
+        X2[p] = torch.randn(d, generator=g)
+        Y2 = attn_fn(X2)
+        if not torch.isfinite(Y2).all() or not torch.allclose(Y[:p], Y2[:p], atol=1e-5, rtol=0):
+            return False
+    return True
+
+
+def jacobian_leaks(attn_fn, T=6, d=4):
+    X = torch.randn(T, d, generator=torch.Generator().manual_seed(0))
+    J = torch.autograd.functional.jacobian(attn_fn, X)  # (T, d, T, d)
+    return J.abs().amax(dim=(1, 3)) > 0
+
+
+RIGHT = {"causal_attention": causal_attention, "perturbation_test": perturbation_test,
+         "jacobian_leaks": jacobian_leaks}
+
+
+def grade(namespace, lang="en", exercise=None, seed=None):
+    results = grade_lab(Lab("lab02", lang=lang).spec, lambda call: run_call(namespace, call), seed=seed,
+                        only=[exercise] if exercise else None)
+    return {r.exercise: r for r in results}
+
+
+def with_(name, function):
+    namespace = dict(RIGHT)
+    namespace[name] = function
+    return namespace
+
+
+# ---------------------------------------------------------------- right answers
+def test_right_answers_get_full_marks():
+    results = grade(RIGHT)
+    assert all(r.status == "passed" for r in results.values()), {k: r.render("en") for k, r in results.items()}
+    assert sum(r.points for r in results.values()) == lab02.LAB.max_score == 12
+    assert {e.id: e.points for e in lab02.EXERCISES} == {"causal_attention": 4, "perturbation_test": 5,
+                                                         "jacobian_leaks": 3}
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_right_answers_pass_the_hidden_cases(seed):
+    results = grade(RIGHT, seed=seed)
+    assert all(r.status == "passed" for r in results.values()), {k: r.render("en") for k, r in results.items()}
+
+
+def test_fused_attention_passes():
+    def fused(Q, K, V):
+        T = Q.shape[-2]
+        out = F.scaled_dot_product_attention(Q, K, V, is_causal=True)
+        weights = torch.softmax((Q @ K.transpose(-2, -1) / math.sqrt(Q.shape[-1])).masked_fill(
+            torch.ones(T, T, dtype=torch.bool).triu(1), -1e9), dim=-1)
+        return out, weights
+
+    for seed in (None, 1, 2):
+        assert grade(with_("causal_attention", fused), exercise="causal_attention", seed=seed)[
+            "causal_attention"].status == "passed"
+
+
+def test_hidden_cases_come_from_the_seed():
+    for exercise in lab02.EXERCISES:
+        public = exercise.cases({})
+        assert public and all(case.public for case in public)
+        a, b = exercise.cases({}, seed=5), exercise.cases({}, seed=5)
+        assert [c.call for c in a] == [c.call for c in b]
+        hidden = {json.dumps(c.call, sort_keys=True) for seed in range(4) for c in exercise.cases({}, seed=seed)
+                  if not c.public}
+        assert len(hidden) > len([c for c in exercise.cases({}, seed=0) if not c.public])
+
+
+def test_cases_are_plain_data():
+    for exercise in lab02.EXERCISES:
+        for case in exercise.cases({}, seed=3):
+            json.dumps(case.call)
+            json.dumps(case.data)
+
+
+def test_a_whole_submission_is_fast():
+    """The grader must do > 20 lab02 submissions/s on 2 cores: the student's side stays far below 0.1 s."""
+    torch.set_num_threads(1)
+    grade(RIGHT, seed=0)  # warm up
+    started = time.perf_counter()
+    for seed in range(5):
+        grade(RIGHT, seed=seed)
+    per_submission = (time.perf_counter() - started) / 5
+    assert per_submission < 0.5, f"{per_submission:.3f} s per submission"  # generous: CI machines are busy
+
+
+# ---------------------------------------------------------------- not answered, missing, raising
+def _todo(*args, **kwargs):
+    raise NotImplementedError("Your code here")
+
+
+def test_blank_lab_reports_not_answered_not_a_traceback():
+    results = grade({name: _todo for name in RIGHT})
+    assert {r.status for r in results.values()} == {"not_answered"}
+    assert all(r.points == 0 for r in results.values())
+    assert "not implemented yet" in results["perturbation_test"].render("en")
+    assert "nicht implementiert" in results["jacobian_leaks"].render("de")
+
+
+def test_undefined_function_is_named():
+    namespace = dict(RIGHT)
+    del namespace["perturbation_test"]
+    result = grade(namespace, exercise="perturbation_test")["perturbation_test"]
+    assert result.status == "missing"
+    assert "`perturbation_test` is not defined" in result.render("en")
+
+
+def test_a_function_that_raises_is_reported():
+    result = grade(with_("causal_attention", lambda Q, K, V: Q @ V @ K), exercise="causal_attention")[
+        "causal_attention"]
+    assert result.status == "error"
+    assert "raised RuntimeError" in result.render("en") and "lanzó RuntimeError" in result.render("es")
+
+
+def test_a_test_that_raises_on_a_correct_function_is_reported():
+    def fragile(attn_fn, T=8, d=4, seed=0):
+        X = torch.randn(T, d)
+        torch.testing.assert_close(attn_fn(X)[:2], attn_fn(X + 1)[:2])
+        return True
+
+    result = grade(with_("perturbation_test", fragile), exercise="perturbation_test")["perturbation_test"]
+    assert result.status == "error" and result.points == 0
+    assert "raised AssertionError" in result.render("en")
+    assert "hat im Fall perturbation_test(attention) AssertionError ausgelöst" in result.render("de")
+
+
+# ---------------------------------------------------------------- wrong type, dtype, shape
+WRONG_TYPES = [
+    ("causal_attention", lambda Q, K, V: causal_attention(Q, K, V)[0],
+     "expected tuple(float (4, 3), float (4, 4)), but got float32 (4, 3)", "se esperaba tuple(float (4, 3), float (4, 4))"),
+    ("causal_attention", lambda Q, K, V: tuple(x.numpy() for x in causal_attention(Q, K, V)),
+     "but got tuple(numpy.ndarray float32 (4, 3), numpy.ndarray float32 (4, 4))", "pero llegó tuple(numpy.ndarray"),
+    ("causal_attention", lambda Q, K, V: (causal_attention(Q, K, V)[0], causal_attention(Q, K, V)[1] > 0.1),
+     "but got tuple(float32 (4, 3), bool (4, 4))", "pero llegó tuple(float32 (4, 3), bool (4, 4))"),
+    ("perturbation_test", lambda attn_fn, T=8, d=4, seed=0: None, "expected bool, but got NoneType",
+     "se esperaba bool, pero llegó NoneType"),
+    ("perturbation_test", lambda attn_fn, T=8, d=4, seed=0: 1, "expected bool, but got int", "pero llegó int"),
+    ("jacobian_leaks", lambda attn_fn, T=6, d=4: jacobian_leaks(attn_fn, T, d).float(),
+     "expected bool (6, 6), but got float32 (6, 6)", "se esperaba bool (6, 6), pero llegó float32 (6, 6)"),
+    ("jacobian_leaks",
+     lambda attn_fn, T=6, d=4: torch.autograd.functional.jacobian(attn_fn, torch.randn(T, d)) != 0,
+     "expected bool (6, 6), but got bool (6, 2, 6, 2)", "pero llegó bool (6, 2, 6, 2)"),
+]
+
+
+@pytest.mark.parametrize("name,function,english,spanish", WRONG_TYPES,
+                         ids=[f"{w[0]}-{n}" for n, w in enumerate(WRONG_TYPES)])
+def test_wrong_type_dtype_or_shape_says_what_was_expected(name, function, english, spanish):
+    result = grade(with_(name, function), exercise=name)[name]
+    assert result.status == "failed" and result.points == 0 and result.diagnosis == "wrong_shape"
+    assert english in result.render("en"), result.render("en")
+    assert spanish in result.render("es"), result.render("es")
+
+
+def test_zero_dimensional_bool_tensors_count_as_bools():
+    def tensor_verdict(attn_fn, T=8, d=4, seed=0):
+        return torch.tensor(perturbation_test(attn_fn, T, d, seed))
+
+    assert grade(with_("perturbation_test", tensor_verdict), exercise="perturbation_test")[
+        "perturbation_test"].status == "passed"
+
+
+# ---------------------------------------------------------------- causal_attention: named slips
+def _attention(Q, K, V, scale=None, mask="causal", softmax_dim=-1, after=False, scores_fn=None):
+    T, d_k = Q.shape[-2], Q.shape[-1]
+    scores = Q @ K.transpose(-2, -1) if scores_fn is None else scores_fn(Q, K)
+    scores = scores / (math.sqrt(d_k) if scale is None else scale(d_k))
+    blocked = {"causal": torch.ones(T, T).triu(1), "diagonal": torch.ones(T, T).triu(0),
+               "upper": torch.ones(T, T).tril(-1), "none": torch.zeros(T, T)}[mask].bool()
+    if after:
+        weights = torch.softmax(scores, dim=-1) * ~blocked
+    else:
+        weights = torch.softmax(scores.masked_fill(blocked, float("-inf")), dim=softmax_dim)
+    return weights @ V, weights
+
+
+def _with_transposed_output(Q, K, V):
+    _, weights = causal_attention(Q, K, V)
+    return weights.transpose(-2, -1) @ V, weights
+
+
+def _only_2d(Q, K, V):
+    T = Q.shape[0]
+    scores = Q @ K.T / math.sqrt(Q.shape[1])
+    weights = torch.softmax(scores + torch.full((T, T), float("-inf")).triu(1), dim=1)
+    return weights @ V, weights
+
+
+def _mask_of_first_axis(Q, K, V):
+    T = Q.shape[0]  # wrong with batch dims: the first axis is the batch
+    scores = Q @ K.transpose(-2, -1) / math.sqrt(Q.shape[-1])
+    if T != Q.shape[-2]:
+        blocked = torch.zeros(Q.shape[-2], Q.shape[-2], dtype=torch.bool)
+    else:
+        blocked = torch.ones(T, T, dtype=torch.bool).triu(1)
+    weights = torch.softmax(scores.masked_fill(blocked, float("-inf")), dim=-1)
+    return weights @ V, weights
+
+
+ATTENTION_SLIPS = [
+    ("no_mask", lambda Q, K, V: _attention(Q, K, V, mask="none"), "without any mask", "sin máscara"),
+    ("forgot_scale", lambda Q, K, V: _attention(Q, K, V, scale=lambda d: 1.0), "forgot the 1/√d_k scale",
+     "olvidaste la escala"),
+    ("divided_by_dk", lambda Q, K, V: _attention(Q, K, V, scale=lambda d: d), "divided by d_k instead of √d_k",
+     "dividiste entre d_k"),
+    ("mask_after_softmax", lambda Q, K, V: _attention(Q, K, V, after=True), "rows no longer sum to 1",
+     "ya no suman 1"),
+    ("wrong_axis", lambda Q, K, V: _attention(Q, K, V, softmax_dim=-2), "wrong axis", "eje equivocado"),
+    ("diagonal_masked", lambda Q, K, V: _attention(Q, K, V, mask="diagonal"), "softmax gives NaN",
+     "el softmax da NaN"),
+    ("wrong_triangle", lambda Q, K, V: _attention(Q, K, V, mask="upper"), "wrong triangle",
+     "triángulo equivocado"),
+    ("transposed_k", lambda Q, K, V: _attention(Q, K, V, scores_fn=lambda q, k: k @ q.transpose(-2, -1)), "K·Qᵀ",
+     "K·Qᵀ"),
+    ("weights_transposed", _with_transposed_output, "Aᵀ·V", "Aᵀ·V"),
+    ("outputs_swapped", lambda Q, K, V: causal_attention(Q, K, V)[::-1], "the order is (out, weights)",
+     "el orden es (out, weights)"),
+    ("rows_not_normalised", lambda Q, K, V: tuple(0.9 * x for x in causal_attention(Q, K, V)), "sums to 0.9, not 1",
+     "suma 0.9, no 1"),
+    ("future_weight", lambda Q, K, V: _attention_with_fill(Q, K, V, -5.0), "but key 1 comes after query 0",
+     "pero la key 1 viene después de la query 0"),
+    ("batch_dims", _only_2d, "not with leading batch dimensions", "dimensiones de batch delante"),
+    ("batch_dims", _mask_of_first_axis, "not with leading batch dimensions", "dimensiones de batch delante"),
+]
+
+
+def _attention_with_fill(Q, K, V, fill):
+    T = Q.shape[-2]
+    scores = Q @ K.transpose(-2, -1) / math.sqrt(Q.shape[-1])
+    weights = torch.softmax(scores.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), fill), dim=-1)
+    return weights @ V, weights
+
+
+@pytest.mark.parametrize("diagnosis,function,english,spanish", ATTENTION_SLIPS,
+                         ids=[f"{s[0]}-{n}" for n, s in enumerate(ATTENTION_SLIPS)])
+def test_each_attention_slip_is_named_in_two_languages(diagnosis, function, english, spanish):
+    for seed in (None, 0, 1):
+        result = grade(with_("causal_attention", function), exercise="causal_attention", seed=seed)[
+            "causal_attention"]
+        assert result.status in ("failed", "error") and result.points == 0
+        assert result.diagnosis == diagnosis, result.render("en")
+    assert english in result.render("en"), result.render("en")
+    assert spanish in result.render("es"), result.render("es")
+    assert "§" in result.render("de")
+
+
+# ---------------------------------------------------------------- perturbation_test: students' tests
+def _last_only(attn_fn, T=8, d=4, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    X = torch.randn(T, d, generator=g)
+    X2 = X.clone()
+    X2[-1] = torch.randn(d, generator=g)
+    Y, Y2 = attn_fn(X), attn_fn(X2)
+    return bool(torch.isfinite(Y).all()) and torch.allclose(Y[:-1], Y2[:-1], atol=1e-5)
+
+
+def _asserting_finite(attn_fn, T=8, d=4, seed=0):
+    assert torch.isfinite(attn_fn(torch.randn(T, d))).all(), "NaN!"
+    return perturbation_test(attn_fn, T, d, seed)
+
+
+def _assert_close(attn_fn, T=8, d=4, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    X = torch.randn(T, d, generator=g)
+    for p in range(1, T):
+        X2 = X.clone()
+        X2[p] = torch.randn(d, generator=g)
+        torch.testing.assert_close(attn_fn(X)[:p], attn_fn(X2)[:p])
+    return True
+
+
+def _no_finite_check(attn_fn, T=8, d=4, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    X = torch.randn(T, d, generator=g)
+    for p in range(1, T):
+        X2 = X.clone()
+        X2[p] = torch.randn(d, generator=g)
+        if ((attn_fn(X)[:p] - attn_fn(X2)[:p]).abs() > 1e-5).any():
+            return False
+    return True
+
+
+def _demands_later_change(attn_fn, T=8, d=4, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    X = torch.randn(T, d, generator=g)
+    for p in range(1, T):
+        X2 = X.clone()
+        X2[p] = torch.randn(d, generator=g)
+        Y, Y2 = attn_fn(X), attn_fn(X2)
+        if not torch.allclose(Y[:p], Y2[:p], atol=1e-5) or torch.allclose(Y[p:], Y2[p:], atol=1e-5) \
+                or not torch.isfinite(Y).all():
+            return False
+        if ((Y[p:] - Y2[p:]).abs().amax(dim=-1) < 1e-6).any():  # every later output must move
+            return False
+    return True
+
+
+def _nan_poison(attn_fn, T=8, d=4, seed=0):
+    X = torch.randn(T, d, generator=torch.Generator().manual_seed(seed))
+    Y = attn_fn(X)
+    for p in range(1, T):
+        X2 = X.clone()
+        X2[p] = float("nan")
+        if not torch.isfinite(attn_fn(X2)[:p]).all() or not torch.isfinite(Y).all():
+            return False
+    return True
+
+
+def _tiny_perturbation(attn_fn, T=8, d=4, seed=0):
+    X = torch.randn(T, d, generator=torch.Generator().manual_seed(seed))
+    Y = attn_fn(X)
+    for p in range(1, T):
+        X2 = X.clone()
+        X2[p] += 1e-9
+        if not torch.allclose(Y[:p], attn_fn(X2)[:p], atol=1e-5):
+            return False
+    return True
+
+
+TEST_SLIPS = [
+    ("always_true", lambda attn_fn, T=8, d=4, seed=0: True, 0, "says True (causal) for every function",
+     "dice True (causal) para todas las funciones"),
+    ("always_false", lambda attn_fn, T=8, d=4, seed=0: False, 0, "says False (not causal) for every function",
+     "dice False (no causal) para todas las funciones"),
+    ("only_last_position", _last_only, 4, "perturbs only the last token", "solo perturba el último token"),
+    ("crashes_on_nan", _asserting_finite, 4, "raised an error on a function whose output contains NaN",
+     "lanzó un error con una función cuya salida contiene NaN"),
+    ("raises_on_bug", _assert_close, 0, "raised an error (or did not finish) on a buggy function instead of returning False",
+     "lanzó un error (o no terminó) con una función defectuosa"),
+    ("missed_nan", _no_finite_check, 4, "calls a function that returns NaN causal",
+     "llama causal a una función que devuelve NaN"),
+    ("flags_correct", _demands_later_change, 0, "It does not require outputs at or after p to change",
+     "No exige que cambien las salidas en p o después"),
+    ("nan_perturbation", _nan_poison, 0, "perturbing with NaN", "perturbar con NaN"),
+    ("missed_bugs", _tiny_perturbation, 1, "It caught 1 of 5 bugs. Missed:", "Detectó 1 de 5 bugs."),
+]
+
+
+@pytest.mark.parametrize("diagnosis,function,points,english,spanish", TEST_SLIPS, ids=[s[0] for s in TEST_SLIPS])
+def test_each_weak_perturbation_test_is_named_in_two_languages(diagnosis, function, points, english, spanish):
+    result = grade(with_("perturbation_test", function), exercise="perturbation_test")["perturbation_test"]
+    assert result.status == "failed", result.render("en")
+    assert result.diagnosis == diagnosis, result.render("en")
+    assert result.points == points
+    assert english in result.render("en"), result.render("en")
+    assert spanish in result.render("es"), result.render("es")
+    assert "(See chapter 0" in result.render("en")
+
+
+def test_feedback_names_the_bugs_a_test_missed():
+    result = grade(with_("perturbation_test", _last_only), exercise="perturbation_test")["perturbation_test"]
+    assert "It caught 4 of 5 bugs. Missed: • a leak from one middle position" in result.render("en")
+    assert "Übersehen: • ein Leck aus einer mittleren Position" in result.render("de")
+    assert "no mask" not in result.render("en")
+    result = grade(with_("perturbation_test", _demands_later_change), exercise="perturbation_test")[
+        "perturbation_test"]
+    assert "• a position-wise function" in result.render("en")
+
+
+def test_weak_tests_stay_weak_on_the_hidden_cases():
+    for seed in range(3):
+        result = grade(with_("perturbation_test", _last_only), exercise="perturbation_test", seed=seed)[
+            "perturbation_test"]
+        assert result.diagnosis == "only_last_position" and result.points == 4
+
+
+# ---------------------------------------------------------------- jacobian_leaks
+def _forward_pattern(attn_fn, T=6, d=4):
+    """Leaks seen by perturbing the forward pass: misses what lives only in the gradient."""
+    g = torch.Generator().manual_seed(0)
+    X = torch.randn(T, d, generator=g)
+    Y = attn_fn(X)
+    pattern = torch.zeros(T, T, dtype=torch.bool)
+    for j in range(T):
+        X2 = X.clone()
+        X2[j] = torch.randn(d, generator=g)
+        pattern[:, j] = (attn_fn(X2) - Y).abs().amax(dim=-1) > 0
+    return pattern
+
+
+JACOBIAN_SLIPS = [
+    ("jacobian_transposed", lambda attn_fn, T=6, d=4: jacobian_leaks(attn_fn, T, d).T, "your pattern is transposed",
+     "tu patrón está traspuesto"),
+    ("gradient_leak_missed", _forward_pattern, "not the one that lives only in the gradient",
+     "no la que solo vive en el gradiente"),
+    ("threshold_too_high",
+     lambda attn_fn, T=6, d=4: torch.autograd.functional.jacobian(
+         attn_fn, torch.randn(T, d, generator=torch.Generator().manual_seed(0))).abs().amax(dim=(1, 3)) > 0.05,
+     "you missed weak dependencies", "se te escaparon dependencias débiles"),
+    ("wrong_values", lambda attn_fn, T=6, d=4: torch.ones(T, T, dtype=torch.bool).tril(),
+     "entry (1, 0) of your pattern is True, which is wrong for this function: • a position-wise function",
+     "la entrada (1, 0) de tu patrón es True"),
+]
+
+
+@pytest.mark.parametrize("diagnosis,function,english,spanish", JACOBIAN_SLIPS, ids=[s[0] for s in JACOBIAN_SLIPS])
+def test_each_jacobian_slip_is_named_in_two_languages(diagnosis, function, english, spanish):
+    result = grade(with_("jacobian_leaks", function), exercise="jacobian_leaks")["jacobian_leaks"]
+    assert result.status == "failed" and result.points == 0
+    assert result.diagnosis == diagnosis, result.render("en")
+    assert english in result.render("en"), result.render("en")
+    assert spanish in result.render("es"), result.render("es")
+
+
+def test_every_diagnosis_of_lab02_is_covered_here():
+    named = {(exercise.id, name) for exercise in lab02.EXERCISES for name in exercise.diagnosis_names()}
+    covered = ({("causal_attention", d) for d, *_ in ATTENTION_SLIPS}
+               | {("perturbation_test", d) for d, *_ in TEST_SLIPS}
+               | {("jacobian_leaks", d) for d, *_ in JACOBIAN_SLIPS if d != "wrong_values"})
+    assert named == covered
+
+
+def test_the_issue_diagnoses_exist():
+    named = {name for exercise in lab02.EXERCISES for name in exercise.diagnosis_names()}
+    for wanted in ("forgot_scale", "mask_after_softmax", "wrong_axis", "always_true", "always_false",
+                   "only_last_position", "crashes_on_nan", "diagonal_masked"):
+        assert wanted in named
+
+
+# ---------------------------------------------------------------- the buggy implementations themselves
+def _worker_function(impl, wseed=0):
+    """The callable the student's test receives, built the way the sandboxed worker builds it."""
+    return decode_arg(bugs02.as_arg(impl, wseed))
+
+
+IMPLS = [impl.name for impl in bugs02.IMPLS]
+
+
+def test_the_issue_bugs_exist():
+    assert {impl.name for impl in bugs02.PERTURBATION if not impl.forward_causal} == {
+        "no_mask", "off_by_one", "mask_after_softmax", "diagonal_masked", "middle_leak"}
+    assert {impl.name for impl in bugs02.PERTURBATION if impl.forward_causal} == {
+        "attention", "position_wise", "prefix_mean"}
+    assert "gradient_leak" in {impl.name for impl in bugs02.JACOBIAN}
+
+
+@pytest.mark.parametrize("name", IMPLS)
+def test_functions_do_not_say_which_bug_they_have(name):
+    f = _worker_function(name)
+    assert f.__name__ == "attn_fn" and f.__doc__ is None
+    assert bugs02.as_arg(name)["name"] == "attn_fn"
+
+
+@pytest.mark.parametrize("name", [n for n in IMPLS if n != "attention"])
+def test_every_function_differs_from_correct_attention(name):
+    X = torch.randn(8, 4, generator=torch.Generator().manual_seed(3))
+    X.requires_grad_(True)
+    reference, other = _worker_function("attention", 5), _worker_function(name, 5)
+    if name == "gradient_leak":  # same forward pass value class (causal), different gradient
+        J_ref = torch.autograd.functional.jacobian(reference, X)
+        J = torch.autograd.functional.jacobian(other, X)
+        assert not torch.equal(J_ref.abs().amax(dim=(1, 3)) > 0, J.abs().amax(dim=(1, 3)) > 0)
+    else:
+        assert not torch.allclose(reference(X), other(X), atol=1e-3, equal_nan=False)
+
+
+@pytest.mark.parametrize("name", IMPLS)
+@pytest.mark.parametrize("T,d,wseed", [(8, 4, 0), (6, 2, 11), (10, 6, 12345), (5, 3, 7)])
+def test_perturbation_behaviour_is_what_the_function_claims(name, T, d, wseed):
+    """Forward-causal functions never move earlier outputs (bit for bit); bugs do, by far more than 1e-5."""
+    impl = bugs02.BY_NAME[name]
+    f = _worker_function(name, wseed)
+    g = torch.Generator().manual_seed(T * 100 + d)
+    X = torch.randn(T, d, generator=g)
+    Y = f(X)
+    assert bool(torch.isfinite(Y).all()) == (name != "diagonal_masked")
+    largest = 0.0
+    for p in range(1, T):
+        X2 = X.clone()
+        X2[p] = torch.randn(d, generator=g)
+        Y2 = f(X2)
+        if impl.forward_causal:
+            assert torch.equal(Y[:p], Y2[:p]), (name, p)
+        elif name != "diagonal_masked":
+            largest = max(largest, float((Y[:p] - Y2[:p]).abs().max()))
+    if not impl.forward_causal and name != "diagonal_masked":
+        assert largest > 1e-3, (name, largest)
+    assert perturbation_test(f, T, d, seed=wseed) == impl.forward_causal
+
+
+@pytest.mark.parametrize("name", [impl.name for impl in bugs02.JACOBIAN])
+@pytest.mark.parametrize("T,d,wseed", [(6, 4, 0), (6, 2, 0), (4, 2, 3), (7, 3, 99), (8, 4, 2024)])
+def test_dependence_pattern_is_what_autograd_sees(name, T, d, wseed):
+    impl = bugs02.BY_NAME[name]
+    f = _worker_function(name, wseed)
+    for x_seed in range(3):
+        X = torch.randn(T, d, generator=torch.Generator().manual_seed(x_seed))
+        blocks = torch.autograd.functional.jacobian(f, X).abs().amax(dim=(1, 3))  # (T, T)
+        assert np.array_equal((blocks > 0).numpy(), impl.pattern(T)), (name, x_seed)
+        assert np.array_equal((blocks > 1e-8).numpy(), impl.pattern(T)), "no entry of the pattern is tiny"
+
+
+def test_the_gradient_leak_is_invisible_to_the_forward_pass():
+    f = _worker_function("gradient_leak", 4)
+    assert perturbation_test(f) is True
+    assert not _forward_pattern(f).triu(diagonal=1).any()
+    assert jacobian_leaks(f).all()
+
+
+def test_a_correct_perturbation_test_flags_every_bug_and_passes_every_correct_function():
+    for seed in range(5):
+        for impl in bugs02.PERTURBATION:
+            f = _worker_function(impl, wseed=seed * 31 + 1)
+            assert perturbation_test(f, T=8 + seed % 3, d=2 + seed, seed=seed) == impl.forward_causal, impl.name
+
+
+def test_a_last_position_test_misses_only_the_middle_leak():
+    missed = {impl.name for impl in bugs02.PERTURBATION if not impl.forward_causal and _last_only(_worker_function(impl))}
+    assert missed == {"middle_leak"}
+
+
+def test_a_test_that_hangs_on_one_bug_loses_that_bug_only():
+    exercise = lab02.LAB.exercise("perturbation_test")
+    cases = exercise.cases({})
+    verdicts = {impl.name: {"ok": impl.forward_causal} for impl in bugs02.PERTURBATION}
+    verdicts["off_by_one"] = {"timeout": True}
+    result = exercise.judge({}, cases, [verdicts[c.data["impl"]] for c in cases])
+    assert result.points == 4 and result.diagnosis == "raises_on_bug"
+    assert "• mask off by one" in result.render("en")
+    verdicts["attention"] = {"timeout": True}
+    result = exercise.judge({}, cases, [verdicts[c.data["impl"]] for c in cases])
+    assert result.status == "timeout" and result.points == 0
+    assert "did not finish in time on the case perturbation_test(attention)" in result.render("en")
