@@ -13,6 +13,7 @@ dropped from the lab.
 """
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +23,9 @@ import nbformat
 
 from autograder.i18n import LANGS
 
-ROOT = Path(__file__).resolve().parents[2]
+# The book's root: this checkout (shared/labbook/ is two levels down), unless
+# LABBOOK_ROOT names another one (tests/conftest.py sets it to the tree under test).
+ROOT = Path(os.environ.get("LABBOOK_ROOT") or Path(__file__).resolve().parents[2]).resolve()
 KERNEL_NAME = "causal-attention"
 KERNELSPEC = {"name": KERNEL_NAME, "display_name": "Causal attention (.venv)", "language": "python"}
 SOURCE_FORMAT = "md:myst"
