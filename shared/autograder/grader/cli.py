@@ -1,0 +1,128 @@
+"""`python -m autograder grade LAB PATH [PATH ...] --out DIR [--jobs N] [--lang xx]` and `gradescope`.
+
+Exit status: 0 when the batch was graded (whatever the students' results),
+2 when the call is wrong (unknown lab, missing path, bad option), 1 when the
+grader itself could not work (the sandbox would not start), 130 on Ctrl-C.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..labs import LAB_IDS
+from .batch import SEED_ENV, Options, run_batch
+from .engine import TimeLimits
+from .sandbox import SandboxError
+from .submissions import MAX_BYTES, UsageError
+
+EPILOG = f"""\
+hidden cases: besides the public cases that `check` shows, every exercise may
+draw randomised cases from a seed. Pass --seed N or set {SEED_ENV}=N for
+final grading and keep N secret; without either, a default seed fixed per lab
+is used (anyone with this code can reproduce it) and the summary warns.
+Each student's hidden cases are derived from the seed and their id.
+
+resuming: every finished submission is recorded in DIR/.autograder/records;
+running the same command again grades only what has no record (a changed
+file, another lab or another seed counts as new). --regrade ignores records.
+
+sandbox: with bubblewrap (apt-get install bubblewrap) student code sees no
+network, no repository, no solutions and no gradebook; without it the grader
+falls back to rlimits and a fresh process per submission (and, as root, a
+private mount namespace, no network and a uid per submission) and says so.
+"""
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m autograder",
+                                     description="Sandboxed batch grading of the lab book's notebooks.")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    grade = commands.add_parser("grade", help="grade a batch of submitted notebooks", epilog=EPILOG,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    grade.add_argument("lab", metavar="LAB", help=f"lab id ({', '.join(LAB_IDS)})")
+    grade.add_argument("paths", metavar="PATH", nargs="+",
+                       help="a notebook, or a folder of notebooks (student id = file stem), "
+                            "or an nbgrader folder DIR/<student>/<lab>/*.ipynb")
+    grade.add_argument("--out", required=True, type=Path, metavar="DIR", help="where the gradebook goes")
+    grade.add_argument("--jobs", type=int, default=None, metavar="N", help="parallel workers (default: cores)")
+    grade.add_argument("--lang", default=None, metavar="xx",
+                       help="feedback language for everyone (default: each notebook's own)")
+    grade.add_argument("--seed", default=None, metavar="N", help=f"seed of the hidden cases (or ${SEED_ENV})")
+    grade.add_argument("--timeout", type=float, default=TimeLimits.exercise, metavar="S",
+                       help="time limit per exercise, in seconds (default %(default)s)")
+    grade.add_argument("--cell-timeout", type=float, default=TimeLimits.cell, metavar="S",
+                       help="time limit per notebook cell (default %(default)s)")
+    grade.add_argument("--submission-timeout", type=float, default=TimeLimits.submission, metavar="S",
+                       help="time limit for a whole submission (default %(default)s)")
+    grade.add_argument("--memory-mb", type=int, default=2048, metavar="MB",
+                       help="RLIMIT_DATA of the student's process (default %(default)s)")
+    grade.add_argument("--max-mb", type=float, default=MAX_BYTES / 2**20, metavar="MB",
+                       help="larger notebook files are invalid (default %(default)s)")
+    grade.add_argument("--sandbox", choices=("auto", "bwrap", "fallback"), default="auto",
+                       help="auto: bwrap when it works here, else the fallback (default)")
+    grade.add_argument("--regrade", action="store_true", help="ignore earlier records, grade everything again")
+    grade.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    bundle = commands.add_parser("gradescope", help="build a Gradescope autograder bundle (.zip)")
+    bundle.add_argument("lab", metavar="LAB")
+    bundle.add_argument("--out", required=True, type=Path, metavar="FILE.zip")
+    bundle.add_argument("--seed", default=None, metavar="N",
+                        help="seed of the hidden cases baked into the bundle (default: a new random one)")
+    bundle.add_argument("--timeout", type=float, default=TimeLimits.exercise, metavar="S")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "grade":
+            return _grade(args)
+        if args.command == "gradescope":
+            from .gradescope import build_bundle
+
+            path = build_bundle(args.lab, args.out, seed=args.seed, timeout=args.timeout)
+            print(f"Gradescope bundle for {args.lab}: {path}")
+            return 0
+    except UsageError as error:
+        print(f"autograder: error: {error}", file=sys.stderr)
+        return 2
+    except SandboxError as error:
+        print(f"autograder: the sandbox failed: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("\nautograder: interrupted; finished submissions are recorded, run the same command to go on.",
+              file=sys.stderr)
+        return 130
+    return 2
+
+
+def _grade(args) -> int:
+    for name in ("timeout", "cell_timeout", "submission_timeout"):
+        if getattr(args, name) <= 0:
+            raise UsageError(f"--{name.replace('_', '-')} must be positive")
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    options = Options(
+        lab=args.lab,
+        paths=args.paths,
+        out=args.out,
+        jobs=args.jobs,
+        lang=args.lang,
+        seed=args.seed,
+        sandbox=args.sandbox,
+        limits=TimeLimits(exercise=args.timeout, cell=args.cell_timeout, submission=args.submission_timeout),
+        memory_mb=args.memory_mb,
+        max_bytes=int(args.max_mb * 2**20),
+        regrade=args.regrade,
+        quiet=args.quiet,
+    )
+    if args.quiet:
+        import io
+
+        options.progress = io.StringIO()
+    result = run_batch(options)
+    print(result.summary())
+    print(f"Gradebook: {args.out / 'grades.json'}, {args.out / 'grades.csv'}, {args.out / 'feedback'}/")
+    return 0

@@ -1,0 +1,81 @@
+"""The Gradescope bundle: build it, then run its run_autograder against a simulated /autograder tree."""
+import json
+import os
+import stat
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from corpus.lab00 import answer_cells, answers, header, notebook
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def bundle(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("gradescope")
+    zip_path = folder / "lab00.zip"
+    run = subprocess.run([sys.executable, "-m", "autograder", "gradescope", "lab00", "--out", str(zip_path),
+                          "--seed", "4242"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    return zip_path
+
+
+def simulate(bundle: Path, tmp_path: Path, files: dict[str, bytes], sid: str | None = "s7654321") -> dict:
+    root = tmp_path / "autograder"
+    with zipfile.ZipFile(bundle) as archive:
+        archive.extractall(root / "source")
+        for info in archive.infolist():  # zipfile drops the modes: restore them as Gradescope's unzip does
+            mode = info.external_attr >> 16
+            if mode:
+                os.chmod(root / "source" / info.filename, stat.S_IMODE(mode))
+    (root / "submission").mkdir()
+    for name, data in files.items():
+        (root / "submission" / name).write_bytes(data)
+    if sid is not None:
+        (root / "submission_metadata.json").write_text(json.dumps({"users": [{"sid": sid, "name": "Ana"}]}))
+    env = {**os.environ, "AUTOGRADER_ROOT": str(root), "AUTOGRADER_PYTHON": sys.executable}
+    env.pop("PYTHONPATH", None)
+    run = subprocess.run(["bash", str(root / "source" / "run_autograder")], env=env, cwd=tmp_path,
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+    return json.loads((root / "results" / "results.json").read_text())
+
+
+def test_bundle_contents(bundle):
+    with zipfile.ZipFile(bundle) as archive:
+        names = set(archive.namelist())
+        config = json.loads(archive.read("python/autograder_bundle.json"))
+        requirements = archive.read("requirements.txt").decode()
+        mode = archive.getinfo("run_autograder").external_attr >> 16
+    assert {"setup.sh", "run_autograder", "requirements.txt", "python/autograder/__init__.py",
+            "python/autograder/labs/lab00.py", "python/autograder/grader/_worker.py"} <= names
+    assert config == {"lab": "lab00", "seed": 4242, "timeout": 10.0}
+    assert "torch==" in requirements and "numpy==" in requirements and "jupyterlab" not in requirements
+    assert mode & 0o111
+
+
+def test_run_autograder_writes_gradescope_results(bundle, tmp_path):
+    sid = "s7654321"
+    nb = notebook([header(sid), *answer_cells(answers(sid))])
+    results = simulate(bundle, tmp_path, {"my lab.ipynb": json.dumps(nb).encode()}, sid=sid)
+    assert results["score"] == 10
+    assert [t["name"] for t in results["tests"]] == ["qk_scores", "scaled_scores", "causal_mask_T4",
+                                                      "attention_weights", "attention_output"]
+    assert all(t["score"] == t["max_score"] == 2 and t["status"] == "passed" for t in results["tests"])
+    assert "10/10" in results["output"]
+
+
+def test_run_autograder_on_a_broken_upload(bundle, tmp_path):
+    results = simulate(bundle, tmp_path, {"lab00.ipynb": b"%PDF-1.4 not a notebook"})
+    assert results["score"] == 0
+    assert all(t["score"] == 0 for t in results["tests"])
+    assert "not a Jupyter notebook" in results["output"]
+
+
+def test_run_autograder_without_a_notebook(bundle, tmp_path):
+    results = simulate(bundle, tmp_path, {"answers.txt": b"42"}, sid=None)
+    assert results["score"] == 0 and "No .ipynb file" in results["output"]
