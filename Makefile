@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed
 KERNEL := $(VENV)/share/jupyter/kernels/causal-attention/kernel.json
 PIP_VERSION := 26.3
 
-.PHONY: lab test setup system-deps build build-all lock bench clean
+.PHONY: lab test setup system-deps build build-all html lock bench clean
 
 # --allow-root only when run as root (containers, Binder-like machines).
 lab: setup build
@@ -31,12 +31,13 @@ $(STAMP): requirements.txt requirements-lock.txt pyproject.toml
 	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
 	touch $(STAMP)
 
-# Debian packages the tests use: chromium (browser tests) and bubblewrap (the
-# grader's sandbox). Installed when missing and we are root with apt-get;
+# Debian packages the tests use: chromium (browser tests; the emoji font so that
+# screenshots show ✅/❌) and bubblewrap (the grader's sandbox). Installed when missing and we are root with apt-get;
 # otherwise the browser tests skip loudly and the grader falls back.
 system-deps:
 	@missing=""; \
 	command -v chromium >/dev/null || missing="$$missing chromium"; \
+	fc-list 2>/dev/null | grep -qi "color emoji" || missing="$$missing fonts-noto-color-emoji"; \
 	command -v bwrap >/dev/null || missing="$$missing bubblewrap"; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
@@ -57,6 +58,10 @@ build: setup
 # Rebuild and re-execute every notebook, stale or not.
 build-all: setup
 	$(PY) -m labbook.build --force
+
+# The offline HTML edition (build/html/index.html), from the built notebooks.
+html: setup build
+	$(PY) -m labbook.html_edition --out build/html
 
 # Refresh requirements-lock.txt from a venv built from requirements.txt alone.
 lock:

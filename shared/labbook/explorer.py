@@ -1,0 +1,277 @@
+"""The mask explorer: an interactive T x T grid of queries and keys, in the notebook's language.
+
+    from labbook.explorer import explorer
+    explorer(T=6)                              # chapter 02: the causal triangle
+    explorer(T=6, padding=(0, 2), sequence=1)  # chapter 05: padding
+    explorer(T=8, window=3, offset=3)          # chapter 09: sliding window, KV cache
+
+The returned object displays as one self-contained HTML block: markup, CSS and
+JavaScript travel inside the output (no CDN, no kernel once rendered), so it
+works in JupyterLab after the cell runs and in the static HTML edition. Where
+scripts do not run (an untrusted notebook, a viewer without JavaScript) the
+block shows a static rendering of the starting state instead.
+
+Clicking a query row highlights the keys it may read and marks its target (the
+next token). Controls toggle the causal mask, set each sequence's right padding,
+a sliding window W and a KV-cache offset with bottom-right or top-left
+alignment; with the mask off, readable future keys are marked as leaks. A second
+view shows the masked scores and softmax weights of the T = 3 worked example of
+chapter 03 under the same mask.
+
+The rules live twice, here (`cell_state`, `worked_example`, used for the static
+view and by the tests as the reference) and in explorer/explorer.js (the live
+widget); tests/browser checks that the browser shows what this module computes.
+
+Signals for tests and assistive technology: the root element carries
+`data-ready="true"` once the script has run, `data-rev` (incremented on every
+render) and the current settings as data attributes; every grid cell carries
+`data-row`, `data-col`, `data-allowed`, `data-reason`, `data-leak`, `data-mark`;
+a `role="status"` line (aria-live) describes the selected row in words.
+"""
+from __future__ import annotations
+
+import hashlib
+import html
+import itertools
+import json
+import math
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from autograder.i18n import LANGS, current_lang
+
+from .texts import TEXTS
+
+ASSETS = Path(__file__).with_name("explorer")
+T_MIN, T_MAX = 2, 16
+ALIGNS = ("bottom-right", "top-left")
+VIEWS = ("mask", "worked")
+# The worked example of chapter 03: T = 3, d_k = 2.
+Q_EXAMPLE = ((1.0, 2.0), (3.0, 1.0), (2.0, 2.0))
+K_EXAMPLE = ((2.0, 1.0), (1.0, 3.0), (2.0, 1.0))
+SYMBOLS = {"read": "✓", "future": "·", "pad": "∅", "window": "⋯", "align": "◸"}
+MINUS_INF = "−∞"
+
+_counter = itertools.count()
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What the controls set. `padding` is the right padding of each of the two sequences."""
+
+    T: int = 6
+    causal: bool = True
+    window: int = 0  # 0: no window
+    padding: tuple[int, int] = (0, 2)
+    sequence: int = 0  # which sequence the grid shows (0 or 1)
+    offset: int = 0  # KV-cache offset: keys 0..offset-1 are cached, queries are offset..T-1
+    align: str = "bottom-right"
+    row: int | None = None  # selected query row (0-based, counted from the first query shown)
+    view: str = "mask"
+
+    def validate(self) -> "Settings":
+        if not T_MIN <= self.T <= T_MAX:
+            raise ValueError(f"T must be between {T_MIN} and {T_MAX}, got {self.T}")
+        if len(self.padding) != 2 or not all(0 <= p < self.T for p in self.padding):
+            raise ValueError(f"padding must be two numbers from 0 to T-1, got {self.padding}")
+        if self.sequence not in (0, 1):
+            raise ValueError(f"sequence must be 0 or 1, got {self.sequence}")
+        if not 0 <= self.window <= T_MAX:
+            raise ValueError(f"window must be from 0 (no window) to {T_MAX}, got {self.window}")
+        if not 0 <= self.offset < self.T:
+            raise ValueError(f"offset must be from 0 to T-1, got {self.offset}")
+        if self.align not in ALIGNS:
+            raise ValueError(f"align must be one of {ALIGNS}, got {self.align!r}")
+        if self.view not in VIEWS:
+            raise ValueError(f"view must be one of {VIEWS}, got {self.view!r}")
+        if self.row is not None and not 0 <= self.row < self.T - self.offset:
+            raise ValueError(f"row must be from 0 to T-offset-1, got {self.row}")
+        return self
+
+    @property
+    def pad(self) -> int:
+        return self.padding[self.sequence]
+
+    @property
+    def rows(self) -> int:
+        return self.T - self.offset
+
+
+# ---------------------------------------------------------------- the rules (mirrored in explorer.js)
+def cell_state(s: Settings, r: int, j: int, T: int | None = None, pad: int | None = None,
+               offset: int | None = None) -> dict:
+    """The state of cell (query row r, key j).
+
+    The query of row r sits at absolute position i = offset + r; its causal
+    limit is d = i (bottom-right alignment) or d = r (top-left). A key is
+    blocked by padding (j >= T - pad), by the causal mask (j > d: "align" when
+    j <= i, i.e. only the top-left alignment hides it, else "future"), or by the
+    window (j < d - W + 1). A readable key j > i is a leak; j = i + 1 is the target.
+    """
+    T = s.T if T is None else T
+    pad = s.pad if pad is None else pad
+    offset = s.offset if offset is None else offset
+    i = offset + r
+    d = i if s.align == "bottom-right" else r
+    if j >= T - pad:
+        return {"allowed": False, "reason": "pad", "leak": ""}
+    if s.causal and j > d:
+        return {"allowed": False, "reason": "align" if j <= i else "future", "leak": ""}
+    if s.window and j < d - s.window + 1:
+        return {"allowed": False, "reason": "window", "leak": ""}
+    leak = "target" if j == i + 1 else ("future" if j > i else "")
+    return {"allowed": True, "reason": "", "leak": leak}
+
+
+def grid(s: Settings) -> list[list[dict]]:
+    """Every cell of the grid: (T - offset) query rows, T key columns."""
+    return [[cell_state(s, r, j) for j in range(s.T)] for r in range(s.rows)]
+
+
+def worked_example(s: Settings) -> dict:
+    """Masked scores and weights of the T = 3 example under the same settings (padding and offset clipped to 2)."""
+    T, pad, offset = 3, min(s.pad, 2), min(s.offset, 2)
+    scale = math.sqrt(len(Q_EXAMPLE[0]))
+    scores, weights, states = [], [], []
+    for r in range(T - offset):
+        q = Q_EXAMPLE[offset + r]
+        row_states = [cell_state(s, r, j, T=T, pad=pad, offset=offset) for j in range(T)]
+        raw = [sum(a * b for a, b in zip(q, k)) / scale for k in K_EXAMPLE]
+        masked = [x if st["allowed"] else -math.inf for x, st in zip(raw, row_states)]
+        top = max(masked)
+        if top == -math.inf:
+            row_weights = [math.nan] * T
+        else:
+            exps = [math.exp(x - top) if x != -math.inf else 0.0 for x in masked]
+            total = sum(exps)
+            row_weights = [e / total for e in exps]
+        scores.append(masked)
+        weights.append(row_weights)
+        states.append(row_states)
+    return {"offset": offset, "pad": pad, "scores": scores, "weights": weights, "states": states}
+
+
+def fmt_score(x: float) -> str:
+    return MINUS_INF if x == -math.inf else f"{x:.2f}"
+
+
+def fmt_weight(x: float) -> str:
+    return "NaN" if math.isnan(x) else f"{x:.2f}"
+
+
+def tokens(lang: str) -> list[list[str]]:
+    return [TEXTS[f"explorer.sentence{n}"][lang].split(" ") for n in (1, 2)]
+
+
+# ---------------------------------------------------------------- the widget
+def _asset(name: str) -> str:
+    return (ASSETS / name).read_text(encoding="utf-8")
+
+
+def _texts(lang: str) -> dict[str, str]:
+    return {key[len("explorer."):]: value[lang] for key, value in TEXTS.items() if key.startswith("explorer.")}
+
+
+class Explorer:
+    """The displayed widget; `settings` holds the starting state."""
+
+    def __init__(self, settings: Settings, lang: str):
+        self.settings = settings.validate()
+        self.lang = lang
+        config = {"state": {**asdict(settings), "padding": list(settings.padding)}, "lang": lang}
+        digest = hashlib.sha1(json.dumps(config, sort_keys=True).encode()).hexdigest()[:8]
+        self.uid = f"lbx-{digest}-{next(_counter)}"
+
+    # -- static views (also what a reader without JavaScript sees)
+    def _static_grid(self, text: dict[str, str]) -> str:
+        s = self.settings
+        words = tokens(self.lang)[s.sequence]
+        real = s.T - s.pad
+        label = [words[j] if j < real else text["pad"] for j in range(s.T)]
+        head = "".join(f'<th scope="col">k{j}<br>{html.escape(label[j])}</th>' for j in range(s.T))
+        body = []
+        for r, row in enumerate(grid(s)):
+            i = s.offset + r
+            cells = "".join(
+                f'<td data-row="{r}" data-col="{j}" data-allowed="{str(c["allowed"]).lower()}" '
+                f'data-reason="{c["reason"]}" data-leak="{c["leak"]}">'
+                f'{"!" if c["leak"] else SYMBOLS["read" if c["allowed"] else c["reason"]]}</td>'
+                for j, c in enumerate(row))
+            body.append(f'<tr><th scope="row">q{i} {html.escape(label[i])}</th>{cells}</tr>')
+        return (f'<table class="lbx-grid"><caption>{html.escape(text["caption"])}</caption><thead><tr><th scope="col">{html.escape(text["corner"])}</th>{head}</tr></thead>'
+                f'<tbody>{"".join(body)}</tbody></table>')
+
+    def _static_worked(self, text: dict[str, str]) -> str:
+        example = worked_example(self.settings)
+        parts = []
+        for title, matrix, fmt in ((text["worked_scores"], example["scores"], fmt_score),
+                                   (text["worked_weights"], example["weights"], fmt_weight)):
+            head = "".join(f'<th scope="col">k{j}</th>' for j in range(3))
+            rows = "".join(
+                f'<tr><th scope="row">q{example["offset"] + r}</th>'
+                + "".join(f"<td>{fmt(x)}</td>" for x in row) + "</tr>"
+                for r, row in enumerate(matrix))
+            parts.append(f'<div class="lbx-numbox"><table class="lbx-num"><caption>{html.escape(title)}</caption>'
+                         f'<thead><tr><th></th>{head}</tr></thead><tbody>{rows}</tbody></table></div>')
+        return "".join(parts)
+
+    def _legend(self, text: dict[str, str]) -> str:
+        items = [("read", SYMBOLS["read"]), ("future", SYMBOLS["future"]), ("pad", SYMBOLS["pad"]),
+                 ("window", SYMBOLS["window"]), ("align", SYMBOLS["align"]), ("leak", "!"), ("target", "◎")]
+        return ('<ul class="lbx-legend">' + "".join(
+            f'<li><span class="lbx-key" data-legend="{name}">{symbol}</span> {html.escape(text["legend_" + name])}</li>'
+            for name, symbol in items) + "</ul>")
+
+    def _repr_html_(self) -> str:
+        text = _texts(self.lang)
+        config = {
+            "state": {**asdict(self.settings), "padding": list(self.settings.padding)},
+            "texts": text,
+            "sentences": tokens(self.lang),
+            "Q": Q_EXAMPLE,
+            "K": K_EXAMPLE,
+        }
+        attrs = html.escape(json.dumps(config, ensure_ascii=False, separators=(",", ":")), quote=True)
+        static = (
+            f'<div class="lbx-static"><p class="lbx-note"><em>{html.escape(text["static_note"])}</em></p>'
+            f'<p class="lbx-note">{html.escape(text["structure_note"])}</p>'
+            f'{self._static_grid(text)}{self._legend(text)}'
+            f'<h4>{html.escape(text["view_worked"])}</h4>'
+            f'<p class="lbx-note">{html.escape(text["worked_note"])}</p>{self._static_worked(text)}</div>'
+        )
+        return (
+            f'<div class="lbx" id="{self.uid}" lang="{self.lang}" data-ready="false" '
+            f'data-lm-suppress-shortcuts="true" data-config="{attrs}">'
+            f'<style>{_asset("explorer.css")}</style>'
+            f'<h3 class="lbx-title">{html.escape(text["title"])}</h3>'
+            f'{static}<div class="lbx-app" hidden></div>'
+            f'<script>{_asset("explorer.js")}</script>'
+            f"</div>"
+        )
+
+    def __repr__(self) -> str:
+        text = _texts(self.lang)
+        s = self.settings
+        lines = [text["plain"].replace("{T}", str(s.T))]
+        for r, row in enumerate(grid(s)):
+            lines.append(f"q{s.offset + r:<3}" + " ".join(
+                "!" if c["leak"] else SYMBOLS["read" if c["allowed"] else c["reason"]] for c in row))
+        return "\n".join(lines)
+
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, str]:
+        return {"text/html": self._repr_html_(), "text/plain": repr(self)}
+
+
+def explorer(T: int = 6, *, causal: bool = True, window: int = 0, padding: tuple[int, int] = (0, 2),
+             sequence: int = 0, offset: int = 0, align: str = "bottom-right", row: int | None = None,
+             view: str = "mask", lang: str | None = None) -> Explorer:
+    """The mask explorer, starting from these settings (see the module docstring)."""
+    lang = lang or current_lang()
+    if lang not in LANGS:
+        raise ValueError(f"lang must be one of {LANGS}, got {lang!r}")
+    settings = Settings(T=T, causal=causal, window=window, padding=tuple(padding), sequence=sequence,
+                        offset=offset, align=align, row=row, view=view)
+    return Explorer(settings, lang)
+
+
+__all__ = ["Explorer", "Settings", "cell_state", "explorer", "grid", "worked_example"]

@@ -1,0 +1,587 @@
+"""The offline HTML edition: `python -m labbook.html_edition [--out build/html]`.
+
+Writes a static site that needs no kernel and no network:
+
+    index.html                      the four languages, every chapter and lab
+    course/<lang>/<name>.html       each chapter, with its outputs and figures
+    course/<lang>/glossary.html     the glossary
+    labs/<lang>/<name>.html         each lab, as students get it (no solutions)
+    static/book.css                 one stylesheet shared by every page
+
+The tree mirrors the repository, so the notebooks' relative links keep working
+once `.ipynb` and `.md` become `.html`; a link to a solution is sent to the lab.
+Every page has a language switcher (the same page in the other languages) and
+a link to the index. Pages are made with nbconvert's `lab` template minus its
+CDN scripts (require.js, MathJax, Mermaid, widgets): nothing refers to an
+outside host. Math is turned into HTML text by a small TeX-to-Unicode converter
+(`tex_to_html`); what it cannot read stays TeX source, shown as code. Figures
+are embedded as data URIs; the mask explorer carries its own script and CSS.
+"""
+from __future__ import annotations
+
+import argparse
+import html
+import os
+import re
+import shutil
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+from jinja2 import DictLoader
+from nbconvert import HTMLExporter
+from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
+
+from autograder.i18n import LANGS
+from labbook.notebooks import ROOT, headings
+
+LANG_NAMES = {"en": "English", "es": "Español", "de": "Deutsch", "hi-Latn": "Hinglish"}
+UI = {
+    "index": {"en": "Index", "es": "Índice", "de": "Übersicht", "hi-Latn": "Index"},
+    "language": {"en": "Language", "es": "Idioma", "de": "Sprache", "hi-Latn": "Language"},
+    "chapters": {"en": "Chapters", "es": "Capítulos", "de": "Kapitel", "hi-Latn": "Chapters"},
+    "labs": {"en": "Labs", "es": "Labs", "de": "Labs", "hi-Latn": "Labs"},
+    "glossary": {"en": "Glossary", "es": "Glosario", "de": "Glossar", "hi-Latn": "Glossary"},
+    "nav": {"en": "Book navigation", "es": "Navegación del libro", "de": "Navigation im Buch",
+            "hi-Latn": "Book navigation"},
+    "offline": {"en": "Offline edition: the labs need JupyterLab to run and be checked.",
+                "es": "Edición sin conexión: los labs se ejecutan y corrigen en JupyterLab.",
+                "de": "Offline-Ausgabe: Die Labs laufen und werden geprüft in JupyterLab.",
+                "hi-Latn": "Offline edition: labs ko run aur check karne ke liye JupyterLab chahiye."},
+}
+BOOK_TITLE = "Causal attention: a lab book"
+CSS_PATH = "static/book.css"
+
+PAGE_TEMPLATE = r"""{%- extends 'index.html.j2' -%}
+{%- block header -%}
+<!DOCTYPE html>
+<html lang="{{ resources.labbook.lang }}">
+<head>
+<meta charset="utf-8" />
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<title>{{ resources.labbook.title | e }}</title>
+<link rel="stylesheet" href="{{ resources.labbook.css }}">
+</head>
+{%- endblock header -%}
+{%- block body_header -%}
+<body class="jp-Notebook" data-jp-theme-light="true" data-jp-theme-name="JupyterLab Light" data-page="{{ resources.labbook.page }}">
+{{ resources.labbook.nav }}
+<main>
+{%- endblock body_header -%}
+{% block footer %}
+{{ super() }}
+{% endblock footer %}
+"""
+
+BOOK_CSS = """
+/* from nbconvert's lab template (its inline <style>, which pages here do not repeat) */
+* { -webkit-print-color-adjust: exact; }
+a.anchor-link { display: none; }
+h1:hover > a.anchor-link, h2:hover > a.anchor-link, h3:hover > a.anchor-link { display: inline; margin-left: 4px; }
+.jp-InputArea { overflow: hidden; }
+.jp-InputArea-editor { overflow: hidden; }
+.cm-editor.cm-s-jupyter .highlight pre { padding: var(--jp-code-padding) 4px; margin: 0;
+  font-family: inherit; font-size: inherit; line-height: inherit; color: inherit; }
+.jp-OutputArea-output pre { line-height: inherit; font-family: inherit; }
+.jp-RenderedText pre { color: var(--jp-content-font-color1); font-size: var(--jp-code-font-size); }
+.jp-Collapser { display: none; }
+@page { margin: 0.5in; }
+@media print { .jp-Cell-inputWrapper, .jp-Cell-outputWrapper { display: block; } .book-nav { display: none; } }
+/* lab book: navigation, index and math of the HTML edition */
+body.jp-Notebook { max-width: 1100px; margin: 0 auto; padding: 0 12px 40px; }
+.book-nav { display: flex; flex-wrap: wrap; align-items: center; gap: 6px 14px; padding: 10px 4px;
+  border-bottom: 1px solid #ccc; margin-bottom: 14px; font: 14px/1.4 system-ui, sans-serif; }
+.book-nav ul { display: flex; gap: 8px; list-style: none; margin: 0; padding: 0; }
+.book-nav a { color: #0b57d0; }
+.book-nav a[aria-current="page"] { font-weight: 700; color: #1b1b1b; text-decoration: none; }
+.book-nav .book-home { font-weight: 600; }
+.book-nav .book-note { color: #555; font-size: 12px; flex-basis: 100%; }
+.book-nav :focus-visible, .book-index :focus-visible { outline: 3px solid #0b57d0; outline-offset: 2px; }
+.book-index { font: 16px/1.5 system-ui, sans-serif; }
+.book-index section { margin: 18px 0; }
+.book-index main a { color: #0b57d0; text-decoration: underline; }
+.math { font-family: "Cambria Math", "STIX Two Math", "DejaVu Serif", Georgia, serif; white-space: nowrap; }
+.math i { font-style: italic; }
+.math-display { display: block; text-align: center; margin: 10px 0; white-space: normal; }
+.math-cases { display: inline-flex; align-items: center; gap: 4px; vertical-align: middle; }
+.math-cases > .brace { font-size: 2em; line-height: 1; }
+.math-cases > span.rows { display: inline-grid; grid-template-columns: auto auto; gap: 0 12px; text-align: left; }
+code.tex, pre.tex { background: #f6f8fa; }
+"""
+
+
+# ---------------------------------------------------------------- math without MathJax
+GREEK = {name: chr(code) for name, code in [
+    ("alpha", 0x3B1), ("beta", 0x3B2), ("gamma", 0x3B3), ("delta", 0x3B4), ("epsilon", 0x3B5),
+    ("varepsilon", 0x3B5), ("zeta", 0x3B6), ("eta", 0x3B7), ("theta", 0x3B8), ("iota", 0x3B9),
+    ("kappa", 0x3BA), ("lambda", 0x3BB), ("mu", 0x3BC), ("nu", 0x3BD), ("xi", 0x3BE), ("pi", 0x3C0),
+    ("rho", 0x3C1), ("sigma", 0x3C3), ("tau", 0x3C4), ("phi", 0x3C6), ("varphi", 0x3C6), ("chi", 0x3C7),
+    ("psi", 0x3C8), ("omega", 0x3C9), ("Gamma", 0x393), ("Delta", 0x394), ("Theta", 0x398),
+    ("Lambda", 0x39B), ("Pi", 0x3A0), ("Sigma", 0x3A3), ("Phi", 0x3A6), ("Psi", 0x3A8), ("Omega", 0x3A9)]}
+SYMBOLS = {
+    **GREEK, "infty": "∞", "le": "≤", "leq": "≤", "ge": "≥", "geq": "≥", "ne": "≠", "neq": "≠",
+    "cdot": "·", "times": "×", "to": "→", "rightarrow": "→", "leftarrow": "←", "Rightarrow": "⇒",
+    "approx": "≈", "sim": "∼", "pm": "±", "in": "∈", "notin": "∉", "ldots": "…", "dots": "…", "cdots": "⋯",
+    "sum": "∑", "prod": "∏", "top": "⊤", "mid": "∣", "lvert": "|", "rvert": "|", "vert": "|", "|": "‖",
+    "{": "{", "}": "}", "lfloor": "⌊", "rfloor": "⌋", "lceil": "⌈", "rceil": "⌉", "forall": "∀",
+    "exists": "∃", "partial": "∂", "nabla": "∇", "odot": "⊙", "oplus": "⊕", "circ": "∘", "propto": "∝",
+    "equiv": "≡", "ll": "≪", "gg": "≫", "emptyset": "∅", "mapsto": "↦", "langle": "⟨", "rangle": "⟩",
+    "setminus": "∖", "cup": "∪", "cap": "∩", "subset": "⊂", "subseteq": "⊆", "neg": "¬", "land": "∧",
+    "lor": "∨", "%": "%", "$": "$", "_": "_", "&": "&amp;", "#": "#",
+}
+SPACES = {",": "\u2009", ";": "\u2005", ":": "\u2005", "!": "", "quad": "\u2003", "qquad": "\u2003\u2003", " ": " "}
+FUNCTIONS = {"log", "ln", "exp", "mod", "bmod", "softmax", "max", "min", "sin", "cos", "tanh", "arg", "argmax", "argmin", "det", "dim", "lim", "sup", "inf"}
+UPRIGHT = {"text", "mathrm", "operatorname", "textrm", "mathsf", "texttt", "textbf", "mathbf", "boldsymbol", "textit"}
+IGNORED = {"left", "right", "big", "Big", "bigl", "bigr", "Bigl", "Bigr", "displaystyle", "limits", "nolimits"}
+
+
+class TexError(ValueError):
+    """The converter does not know this TeX: keep the source."""
+
+
+class _Tex:
+    TOKEN = re.compile(r"\\([A-Za-z]+|.)|(\s+)|(.)", re.S)
+
+    def __init__(self, source: str):
+        self.tokens = [(m.group(1), m.group(2), m.group(3)) for m in self.TOKEN.finditer(source)]
+        self.pos = 0
+
+    def peek(self):
+        return self.tokens[self.pos] if self.pos < len(self.tokens) else None
+
+    def take(self):
+        token = self.peek()
+        if token is None:
+            raise TexError("unexpected end")
+        self.pos += 1
+        return token
+
+    def group_source(self) -> str:
+        """The raw text of the next {...} group (for \\text)."""
+        command, space, char = self.take()
+        if char != "{":
+            raise TexError("expected {")
+        depth, out = 1, []
+        while True:
+            command, space, char = self.take()
+            if char == "{":
+                depth += 1
+            elif char == "}":
+                depth -= 1
+                if depth == 0:
+                    return "".join(out)
+            out.append(("\\" + command) if command else (space or char))
+
+    def argument(self) -> str:
+        """One argument: a {group} or a single token."""
+        while self.peek() and self.peek()[1]:
+            self.take()
+        token = self.peek()
+        if token is None:
+            raise TexError("missing argument")
+        if token[2] == "{":
+            self.take()
+            return self.sequence(until="}")
+        return self.atom()
+
+    def sequence(self, until: str | None = None) -> str:
+        out = []
+        while True:
+            token = self.peek()
+            if token is None:
+                if until:
+                    raise TexError("unbalanced braces")
+                return "".join(out)
+            if until and token[2] == until:
+                self.take()
+                return "".join(out)
+            if token[2] == "}":
+                raise TexError("unbalanced braces")
+            if token[2] == "-":  # binary minus spaced like plus, unary minus tight
+                self.take()
+                before = re.sub(r"<[^>]+>", "", "".join(out)).rstrip()
+                out.append("−" if not before or before[-1] in "([{,=<>+−≤≥≈→∈|" else " − ")
+                continue
+            out.append(self.atom())
+
+    def atom(self) -> str:
+        command, space, char = self.take()
+        if space:
+            return ""
+        if char is not None:
+            if char == "{":
+                return self.sequence(until="}")
+            if char == "^":
+                return f"<sup>{self.argument()}</sup>"
+            if char == "_":
+                return f"<sub>{self.argument()}</sub>"
+            if char == "&" or char == "\\":
+                raise TexError("alignment")
+            if char.isalpha():
+                return f"<i>{html.escape(char)}</i>"
+            if char == "'":
+                return "′"
+            if char == "-":
+                return "−"
+            if char in "=<>+":
+                return f" {html.escape(char)} " if char in "=<>" else " + "
+            if char == "~":
+                return "\u00a0"
+            return html.escape(char)
+        if command in SPACES:
+            return SPACES[command]
+        if command in IGNORED:
+            return ""
+        if command in SYMBOLS:
+            symbol = SYMBOLS[command]
+            return f" {symbol} " if command in {"le", "leq", "ge", "geq", "ne", "neq", "approx", "to", "in",
+                                                "rightarrow", "Rightarrow", "equiv", "propto", "mapsto"} else symbol
+        if command in FUNCTIONS:
+            following = self.peek()
+            return command if following and following[2] in ("(", "_", "^") else command + "\u2009"
+        if command in UPRIGHT:
+            if command in {"text", "textrm", "texttt", "textit"}:
+                return html.escape(self.group_source())
+            inner = self.argument()
+            return re.sub(r"</?i>", "", inner)
+        if command == "mathbb":
+            letters = re.sub(r"</?i>", "", self.argument())
+            return "".join({"R": "ℝ", "N": "ℕ", "Z": "ℤ", "Q": "ℚ", "C": "ℂ", "E": "𝔼"}.get(c, c) for c in letters)
+        if command == "sqrt":
+            inner = self.argument()
+            plain = re.sub(r"<[^>]+>", "", inner)
+            return f"√{inner}" if len(plain) <= 1 or re.fullmatch(r"<i>\w</i><sub>[^<]*(<i>\w</i>)?[^<]*</sub>", inner) else f"√({inner})"
+        if command in {"frac", "tfrac", "dfrac"}:
+            top, bottom = self.argument(), self.argument()
+            wrap = lambda x: f"({x})" if re.search(r"[\s+−=<>,/·]", re.sub(r"<[^>]+>", "", x)) else x  # noqa: E731
+            return f"{wrap(top)}/{wrap(bottom)}"
+        if command == "begin":
+            name = self.group_source()
+            if name != "cases":
+                raise TexError(f"environment {name}")
+            return self.cases()
+        raise TexError(f"unknown command \\{command}")
+
+    def cases(self) -> str:
+        rows, cells, out = [], [], []
+        while True:
+            token = self.peek()
+            if token is None:
+                raise TexError("cases without end")
+            command, space, char = token
+            if command == "end":
+                self.take()
+                self.group_source()
+                cells.append("".join(out))
+                rows.append(cells)
+                break
+            if char == "&":
+                self.take()
+                cells.append("".join(out))
+                out = []
+            elif command == "\\":
+                self.take()
+                cells.append("".join(out))
+                rows.append(cells)
+                cells, out = [], []
+            else:
+                out.append(self.atom())
+        body = "".join(f"<span>{row[0]}</span><span>{row[1] if len(row) > 1 else ''}</span>"
+                       for row in rows if any(c.strip() for c in row))
+        return f'<span class="math-cases"><span class="brace">{{</span><span class="rows">{body}</span></span>'
+
+
+def tex_to_html(tex: str) -> str:
+    """A readable HTML rendering of simple TeX math ($QK^\\top/\\sqrt{d_k}$ -> QK<sup>⊤</sup>/√d_k); TexError if unsure."""
+    parser = _Tex(tex.strip())
+    out = parser.sequence()
+    out = out.replace("<sup>⊤</sup>", "<sup>T</sup>")
+    return re.sub(r" {2,}", " ", out).strip()
+
+
+def render_math(tex: str, display: bool) -> str:
+    try:
+        inner = tex_to_html(tex)
+    except (TexError, IndexError):
+        source = html.escape(tex.strip())
+        return f'<pre class="tex">{source}</pre>' if display else f'<code class="tex">{source}</code>'
+    title = html.escape(tex.strip(), quote=True)
+    if display:
+        return f'<span class="math math-display" role="math" title="{title}">{inner}</span>'
+    return f'<span class="math" role="math" title="{title}">{inner}</span>'
+
+
+class BookRenderer(IPythonRenderer):
+    def block_math(self, body: str) -> str:
+        return render_math(body, display=True)
+
+    def inline_math(self, body: str) -> str:
+        return render_math(body, display=False)
+
+    def latex_environment(self, name: str, body: str) -> str:
+        return render_math(f"\\begin{{{name}}}{body}\\end{{{name}}}", display=True)
+
+
+class BookExporter(HTMLExporter):
+    """nbconvert's lab template, without CDN scripts, with the book's math and navigation."""
+
+    def markdown2html(self, context, source):
+        cell = context.get("cell", {})
+        renderer = BookRenderer(
+            escape=False, attachments=cell.get("attachments", {}), embed_images=self.embed_images,
+            path=context.get("resources", {}).get("metadata", {}).get("path", ""),
+            anchor_link_text=self.anchor_link_text, exclude_anchor_links=self.exclude_anchor_links,
+            **self.lexer_options,
+        )
+        return MarkdownWithMath(renderer=renderer).render(source)
+
+
+# contextfilter, as in nbconvert's own HTMLExporter.markdown2html
+try:  # jinja2 >= 3
+    from jinja2 import pass_context as _pass_context
+except ImportError:  # pragma: no cover
+    from jinja2 import contextfilter as _pass_context
+BookExporter.markdown2html = _pass_context(BookExporter.markdown2html)
+
+
+def make_exporter() -> BookExporter:
+    return BookExporter(
+        template_name="lab",
+        template_file="labbook_page.html.j2",
+        extra_loaders=[DictLoader({"labbook_page.html.j2": PAGE_TEMPLATE})],
+        exclude_anchor_links=False,
+        embed_images=True,
+    )
+
+
+# ---------------------------------------------------------------- pages and links
+@dataclass(frozen=True)
+class Page:
+    part: str  # "course" or "labs"
+    lang: str
+    name: str  # file stem
+    source: Path  # .ipynb or glossary .md
+
+    @property
+    def out(self) -> str:  # path of the page inside the site
+        return f"{self.part}/{self.lang}/{self.name}.html"
+
+    @property
+    def kind(self) -> str:
+        if self.source.suffix == ".md":
+            return "glossary"
+        return "chapter" if self.part == "course" else "lab"
+
+
+def find_pages(root: Path = ROOT) -> list[Page]:
+    pages = []
+    for lang in LANGS:
+        for part in ("course", "labs"):
+            for path in sorted((root / part / lang).glob("*.ipynb")):
+                pages.append(Page(part, lang, path.stem, path))
+        glossary = root / "course" / lang / "glossary.md"
+        if glossary.exists():
+            pages.append(Page("course", lang, "glossary", glossary))
+    return pages
+
+
+def title_of(page: Page) -> str:
+    if page.source.suffix == ".md":
+        for line in page.source.read_text(encoding="utf-8").splitlines():
+            if line.startswith("# "):
+                return line[2:].strip()
+        return page.name
+    found = headings(nbformat.read(page.source, as_version=4), 1)
+    return found[0] if found else page.name
+
+
+HREF = re.compile(r'(?P<attr>\bhref)=(?P<q>["\'])(?P<url>[^"\']*)(?P=q)')
+
+
+def rewrite_links(text: str, page_out: str, site_pages: set[str], broken: list[str]) -> str:
+    """Relative links to notebooks and Markdown files become links to their pages.
+
+    A link to solutions/<lang>/<name>.ipynb goes to the lab labs/<lang>/<name>.html
+    (the edition has no solutions). Links that point nowhere in the site are
+    reported in `broken`.
+    """
+    here = Path(page_out).parent
+
+    def fix(match: re.Match) -> str:
+        url = match.group("url")
+        if not url or url.startswith(("#", "data:", "mailto:")) or re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", url) \
+                or url.startswith("//"):
+            return match.group(0)
+        path, _, fragment = url.partition("#")
+        if not path:
+            return match.group(0)
+        target = os.path.normpath((here / path).as_posix()).replace(os.sep, "/")
+        if target.endswith((".ipynb", ".md")):
+            target = target.rsplit(".", 1)[0] + ".html"
+        if target.startswith("solutions/"):
+            target = "labs/" + target[len("solutions/"):]
+        if not (target == "index.html" or target in site_pages or target == CSS_PATH):
+            broken.append(f"{page_out}: {url}")
+        new = os.path.relpath(target, here.as_posix() or ".").replace(os.sep, "/")
+        return f'{match.group("attr")}={match.group("q")}{new}{"#" + fragment if fragment else ""}{match.group("q")}'
+
+    return HREF.sub(fix, text)
+
+
+def nav_html(page: Page | None, pages_by_key: dict[tuple[str, str, str], Page], lang: str) -> str:
+    """The bar at the top of every page: home, and the same page in every language that has it."""
+    depth = "../../" if page else ""
+    items = []
+    for other in LANGS:
+        if page is None:
+            href, exists = f"#lang-{other}", True
+        else:
+            exists = (page.part, other, page.name) in pages_by_key
+            href = f"../{other}/{page.name}.html"
+        if not exists:
+            continue
+        current = ' aria-current="page"' if page is not None and other == lang else ""
+        items.append(f'<li><a href="{href}" hreflang="{other}" lang="{other}" data-lang="{other}"{current}>'
+                     f'{LANG_NAMES[other]}</a></li>')
+    note = f'<span class="book-note">{html.escape(UI["offline"][lang])}</span>' if page and page.kind == "lab" else ""
+    return (f'<nav class="book-nav" aria-label="{html.escape(UI["nav"][lang])}">'
+            f'<a class="book-home" href="{depth}index.html" data-nav="index">{html.escape(UI["index"][lang])}</a>'
+            f'<span>{html.escape(UI["language"][lang])}:</span><ul class="book-langs" data-nav="languages">'
+            f'{"".join(items)}</ul>{note}</nav>')
+
+
+def glossary_notebook(path: Path) -> nbformat.NotebookNode:
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(path.read_text(encoding="utf-8"))])
+    notebook.cells[0].id = "glossary"
+    return notebook
+
+
+def render_page(exporter: BookExporter, notebook: nbformat.NotebookNode, page: Page,
+                pages_by_key: dict, title: str) -> str:
+    resources = {
+        "metadata": {"name": page.name, "path": str(page.source.parent)},
+        "labbook": {"lang": page.lang, "title": f"{title} · {BOOK_TITLE}", "css": f"../../{CSS_PATH}",
+                    "nav": nav_html(page, pages_by_key, page.lang), "page": page.out},
+    }
+    body, _ = exporter.from_notebook_node(notebook, resources=resources)
+    return body
+
+
+def index_html(pages: list[Page], titles: dict[str, str]) -> str:
+    sections = []
+    for lang in LANGS:
+        chapters = [p for p in pages if p.lang == lang and p.kind == "chapter"]
+        labs = [p for p in pages if p.lang == lang and p.kind == "lab"]
+        glossary = [p for p in pages if p.lang == lang and p.kind == "glossary"]
+        if not (chapters or labs):
+            continue
+
+        def items(group):
+            return "".join(f'<li><a href="{p.out}">{html.escape(titles[p.out])}</a></li>' for p in group)
+
+        sections.append(
+            f'<section id="lang-{lang}" lang="{lang}" data-lang="{lang}"><h2>{LANG_NAMES[lang]}</h2>'
+            f'<h3>{UI["chapters"][lang]}</h3><ul>{items(chapters)}</ul>'
+            f'<h3>{UI["labs"][lang]}</h3><ul>{items(labs)}</ul>'
+            + (f'<p><a href="{glossary[0].out}">{UI["glossary"][lang]}</a></p>' if glossary else "")
+            + "</section>")
+    return (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8" />\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1.0">\n'
+        f'<title>{BOOK_TITLE}</title>\n<link rel="stylesheet" href="{CSS_PATH}">\n</head>\n'
+        f'<body class="jp-Notebook book-index" data-page="index.html">\n{nav_html(None, {}, "en")}\n<main>\n'
+        f'<h1>{BOOK_TITLE}</h1>\n'
+        "<p>Pick your language. / Elige tu idioma. / Wähle deine Sprache. / Apni language chuno.</p>\n"
+        + "\n".join(sections) + "\n</main>\n</body>\n</html>\n")
+
+
+def shared_css(exporter: BookExporter) -> str:
+    """nbconvert's lab CSS, the light theme and the code colours, once for the whole site."""
+    static = None
+    parts = []
+    for base in exporter.template_paths:
+        candidate = Path(base) / "static" / "index.css"
+        if candidate.exists():
+            static = Path(base) / "static"
+            break
+    for name in ("index.css", "theme-light.css"):
+        parts.append((static / name).read_text(encoding="utf-8"))
+    from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
+    from pygments.formatters import HtmlFormatter
+
+    parts.append(HtmlFormatter(style=CSSHTMLHeaderPreprocessor().style).get_style_defs(".highlight"))
+    parts.append(BOOK_CSS)
+    return "\n".join(parts)
+
+
+# What makes a browser fetch: scripts, stylesheets, images, frames, media, fonts and CSS imports. (A plain
+# <a href="https://..."> is a link the reader may follow, not a request, and is allowed.)
+EXTERNAL = re.compile(
+    r"""<(?:script|img|iframe|source|audio|video|embed|track|input)\b[^>]*?\bsrc\s*=\s*["']?\s*(?:https?:)?//"""
+    r"""|<link\b[^>]*?\bhref\s*=\s*["']?\s*(?:https?:)?//"""
+    r"""|<object\b[^>]*?\bdata\s*=\s*["']?\s*(?:https?:)?//"""
+    r"""|@import\s+(?:url\()?\s*["']?\s*(?:https?:)?//|url\(\s*["']?\s*(?:https?:)?//""", re.I)
+
+
+def external_references(text: str) -> list[str]:
+    """Places where a page or stylesheet would load something from another host."""
+    return [text[max(0, m.start() - 40): m.end() + 60] for m in EXTERNAL.finditer(text)]
+
+
+def build(out: Path, root: Path = ROOT, quiet: bool = False) -> dict:
+    """Write the site into `out` (emptied first); returns numbers about it."""
+    started = time.perf_counter()
+    pages = find_pages(root)
+    if out.exists():
+        shutil.rmtree(out)
+    (out / "static").mkdir(parents=True)
+    exporter = make_exporter()
+    (out / CSS_PATH).write_text(shared_css(exporter), encoding="utf-8")
+    pages_by_key = {(p.part, p.lang, p.name): p for p in pages}
+    site_pages = {p.out for p in pages}
+    titles = {p.out: title_of(p) for p in pages}
+    broken: list[str] = []
+    for page in pages:
+        notebook = glossary_notebook(page.source) if page.kind == "glossary" else nbformat.read(page.source, as_version=4)
+        body = render_page(exporter, notebook, page, pages_by_key, titles[page.out])
+        body = rewrite_links(body, page.out, site_pages, broken)
+        target = out / page.out
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(body, encoding="utf-8")
+        if not quiet:
+            print(f"  {page.out}", flush=True)
+    (out / "index.html").write_text(rewrite_links(index_html(pages, titles), "index.html", site_pages, broken),
+                                    encoding="utf-8")
+    files = [p for p in out.rglob("*") if p.is_file()]
+    external = [f"{p.relative_to(out)}: {hit}" for p in files for hit in external_references(p.read_text(encoding="utf-8"))]
+    stats = {
+        "pages": len(pages) + 1,
+        "page_paths": [p.out for p in pages],
+        "started": time.time() - (time.perf_counter() - started),
+        "bytes": sum(p.stat().st_size for p in files),
+        "seconds": time.perf_counter() - started,
+        "broken_links": broken,
+        "external": external,
+    }
+    return stats
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "build" / "html", help="output folder (emptied first)")
+    parser.add_argument("--quiet", action="store_true")
+    args = parser.parse_args(argv)
+    stats = build(args.out.resolve(), quiet=args.quiet)
+    for link in stats["broken_links"]:
+        print(f"broken link: {link}", file=sys.stderr)
+    for hit in stats["external"]:
+        print(f"external reference: {hit}", file=sys.stderr)
+    print(f"HTML edition: {stats['pages']} pages, {stats['bytes'] / 1e6:.1f} MB in {args.out} "
+          f"(built in {stats['seconds']:.1f} s)")
+    return 1 if stats["external"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,390 @@
+"""The offline HTML edition and the mask explorer in it, in Chromium.
+
+The module builds the edition once (python -m labbook.html_edition, into a
+temporary folder) and checks it: every chapter and lab in every language, no
+solution, no reference to another host, working links; then opens it in
+Chromium from file:// and follows the language switcher and a link. The
+explorer tests click through the widget in a chapter page of the edition
+(chapter 02, 05 or 09 once they show it; until then a page built the same way
+from a notebook whose output is the explorer) and compare what the page shows
+with labbook.explorer's reference rules.
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+from bs4 import BeautifulSoup
+
+from autograder.i18n import LANGS
+from browser_support import ROOT, TIMEOUT_MS
+from labbook import html_edition
+from labbook.explorer import Settings, cell_state, explorer, fmt_weight, grid, worked_example
+from labbook.notebooks import BEGIN, END, STUB
+from labbook.texts import tr
+
+EXPLORER_CHAPTERS = ("02_causal_mask", "05_padding", "09_beyond_the_triangle")
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    out = tmp_path_factory.mktemp("html") / "site"
+    stats = html_edition.build(out, quiet=True)
+    return out, stats
+
+
+def soup_of(page: Path) -> BeautifulSoup:
+    """The parsed page, without the bulk of its data: URIs (figures), which makes parsing slow."""
+    text = re.sub(r"(data:[\w/+.-]+;base64,)[A-Za-z0-9+/=\s]{64,}", r"\1AAAA", page.read_text(encoding="utf-8"))
+    return BeautifulSoup(text, "html.parser")
+
+
+def explorer_page(site_dir: Path, tmp_path_factory) -> Path:
+    """A page of the edition with the explorer: a real chapter if one has it, else one built the same way."""
+    for name in EXPLORER_CHAPTERS:
+        page = site_dir / "course" / "es" / f"{name}.html"
+        if page.exists() and 'class="lbx"' in page.read_text(encoding="utf-8"):
+            return page
+    root = tmp_path_factory.mktemp("explorer-root")
+    notebook = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("# 02 · La máscara causal\n\nHaz clic en una fila."),
+        nbformat.v4.new_code_cell("from labbook.explorer import explorer\n\nexplorer(T=6)"),
+    ])
+    bundle = explorer(T=6, lang="es")._repr_mimebundle_()
+    notebook.cells[1].outputs = [nbformat.v4.new_output("execute_result", data=bundle, execution_count=1)]
+    notebook.cells[1].execution_count = 1
+    for index, cell in enumerate(notebook.cells):
+        cell.id = f"c{index}"
+    (root / "course" / "es").mkdir(parents=True)
+    nbformat.write(notebook, root / "course" / "es" / "02_causal_mask.ipynb")
+    out = tmp_path_factory.mktemp("explorer-site") / "site"
+    html_edition.build(out, root=root, quiet=True)
+    return out / "course" / "es" / "02_causal_mask.html"
+
+
+# ---------------------------------------------------------------- the site, as files
+def test_every_chapter_and_lab_has_a_page(site):
+    out, stats = site
+    # the notebooks there were when the edition was built (other work may add some meanwhile)
+    for page in stats["page_paths"]:
+        assert (out / page).is_file(), page
+    for part in ("course", "labs"):
+        for lang in LANGS:
+            for notebook in (ROOT / part / lang).glob("*.ipynb"):
+                page = f"{part}/{lang}/{notebook.stem}.html"
+                assert page in stats["page_paths"] or notebook.stat().st_mtime > stats["started"], page
+    assert {page.split("/")[1] for page in stats["page_paths"]} == set(LANGS)
+    assert (out / "index.html").is_file()
+    assert not (out / "solutions").exists()
+    print(f"HTML edition: {stats['pages']} pages, {stats['bytes'] / 1e6:.1f} MB, built in {stats['seconds']:.1f} s")
+
+
+def test_no_reference_to_another_host(site):
+    out, stats = site
+    assert stats["external"] == []
+    for page in out.rglob("*.html"):
+        soup = soup_of(page)
+        for tag, attr in (("script", "src"), ("link", "href"), ("img", "src"), ("iframe", "src"),
+                          ("source", "src"), ("audio", "src"), ("video", "src"), ("object", "data")):
+            for element in soup.find_all(tag):
+                url = (element.get(attr) or "").strip()
+                assert not re.match(r"^(https?:)?//", url), f"{page.relative_to(out)}: <{tag} {attr}={url}>"
+        for style in soup.find_all("style"):
+            assert not re.search(r"url\(\s*['\"]?(https?:)?//|@import", style.get_text()), page
+    css = (out / html_edition.CSS_PATH).read_text(encoding="utf-8")
+    assert not re.search(r"url\(\s*['\"]?(https?:)?//|@import|@font-face", css)
+
+
+def test_links_between_pages_work(site):
+    out, stats = site
+    assert stats["broken_links"] == [], "\n".join(stats["broken_links"])
+    for page in out.rglob("*.html"):
+        soup = soup_of(page)
+        for link in soup.find_all("a", href=True):
+            href = link["href"]
+            if re.match(r"^[a-z]+:|^#|^//", href):
+                continue
+            target = (page.parent / href.split("#")[0]).resolve()
+            assert target.is_file(), f"{page.relative_to(out)} -> {href}"
+            assert not href.split("#")[0].endswith(".ipynb"), f"{page.relative_to(out)} -> {href}"
+
+
+def test_language_switcher_on_every_page(site):
+    out, _ = site
+    for page in out.rglob("*.html"):
+        if page.name == "index.html":
+            continue
+        soup = soup_of(page)
+        switcher = soup.select('nav.book-nav ul[data-nav="languages"] a')
+        lang = page.parent.name
+        langs = {a["data-lang"] for a in switcher}
+        assert lang in langs, page
+        for a in switcher:
+            target = (page.parent / a["href"]).resolve()
+            assert target == (page.parent.parent / a["data-lang"] / page.name).resolve(), (page, a["href"])
+        others = {other for other in LANGS if (page.parent.parent / other / page.name).exists()}
+        assert langs == others, (page, langs, others)
+        assert soup.html["lang"] == lang
+
+
+def test_labs_carry_no_solution(site):
+    """No line of a solution region reaches the lab's page."""
+    out, _ = site
+    for lang in LANGS:
+        for source in (ROOT / "sources" / "solutions" / lang).glob("*.md"):
+            page = out / "labs" / lang / f"{source.stem}.html"
+            if not page.exists():
+                continue
+            text = soup_of(page).get_text()
+            lab = nbformat.read(ROOT / "labs" / lang / f"{source.stem}.ipynb", as_version=4)
+            in_lab = {line.strip() for cell in lab.cells for line in cell.source.splitlines()}
+            inside, secret = False, []
+            for line in source.read_text(encoding="utf-8").splitlines():
+                if BEGIN.match(line):
+                    inside = True
+                elif END.match(line):
+                    inside = False
+                elif inside and not STUB.match(line) and len(line.strip()) > 12 and line.strip() not in in_lab:
+                    secret.append(line.strip())
+            leaked = [line for line in secret if line in text]
+            assert not leaked, f"{page.relative_to(out)} shows solution lines: {leaked[:3]}"
+            assert "BEGIN SOLUTION" not in text
+
+
+# ---------------------------------------------------------------- the site, in Chromium
+def local_only(requests: list[str]) -> list[str]:
+    return [url for url in requests if not url.startswith(("file://", "data:", "blob:", "about:"))]
+
+
+def test_index_switcher_and_links_in_chromium(page, page_log, site, artifacts):
+    from playwright.sync_api import expect
+
+    out, _ = site
+    page.goto((out / "index.html").as_uri())
+    for lang in LANGS:
+        if (out / "course" / lang).exists():
+            expect(page.locator(f'section[data-lang="{lang}"]')).to_be_visible()
+    page.screenshot(path=str(artifacts / "html_index.png"), full_page=False)
+
+    # index -> an English chapter
+    chapter = "03_worked_example.html"
+    page.locator('section[data-lang="en"]').locator(f'a[href="course/en/{chapter}"]').click()
+    expect(page).to_have_url(re.compile(rf"/course/en/{chapter}$"))
+    expect(page.locator("html")).to_have_attribute("lang", "en")
+    # the switcher -> the same chapter in Spanish
+    page.locator('nav.book-nav a[data-lang="es"]').click()
+    expect(page).to_have_url(re.compile(rf"/course/es/{chapter}$"))
+    expect(page.locator("html")).to_have_attribute("lang", "es")
+    expect(page.locator('nav.book-nav a[aria-current="page"]')).to_have_attribute("data-lang", "es")
+    # figures are in the page
+    images = page.locator(".jp-OutputArea-output img")
+    assert images.count() > 0
+    assert all(w > 100 for w in images.evaluate_all("imgs => imgs.map(i => i.naturalWidth)"))
+    page.screenshot(path=str(artifacts / "html_chapter_es.png"))
+    # a link in the text -> the lab, in the same language
+    page.locator("main a[href$='lab00_attention_by_hand.html']").first.click()
+    expect(page).to_have_url(re.compile(r"/labs/es/lab00_attention_by_hand\.html$"))
+    expect(page.locator("h1").first).to_contain_text("Lab 00")
+    # and back to the index
+    page.locator('nav.book-nav a[data-nav="index"]').click()
+    expect(page).to_have_url(re.compile(r"/index\.html$"))
+    assert local_only(page_log.requests) == []
+    assert not page_log.errors, page_log.errors
+
+
+# ---------------------------------------------------------------- the explorer, in the edition
+def cells_where(widget, selector: str) -> set[tuple[int, int]]:
+    found = widget.locator(f'[data-panel="mask"] td{selector}').evaluate_all(
+        "tds => tds.map(td => [Number(td.dataset.row), Number(td.dataset.col)])")
+    return {tuple(x) for x in found}
+
+
+def grid_attributes(widget) -> list[list[dict]]:
+    rows = widget.locator('[data-panel="mask"] tbody tr').evaluate_all(
+        """trs => trs.map(tr => [...tr.querySelectorAll('td')].map(td => ({
+            allowed: td.dataset.allowed === 'true', reason: td.dataset.reason, leak: td.dataset.leak})))""")
+    return rows
+
+
+def set_number(widget, control: str, value: int, attribute: str | None = None, seq: int | None = None):
+    from playwright.sync_api import expect
+
+    selector = f'input[data-control="{control}"]' + (f'[data-seq="{seq}"]' if seq is not None else "")
+    field = widget.locator(selector)
+    field.fill(str(value))
+    field.press("Tab")  # a change event, as a reader leaving the field
+    if attribute:
+        expect(widget).to_have_attribute(attribute, str(value))
+
+
+@pytest.fixture(scope="module")
+def explorer_url(site, tmp_path_factory) -> str:
+    out, _ = site
+    return explorer_page(out, tmp_path_factory).as_uri()
+
+
+def open_explorer(page, url):
+    from playwright.sync_api import expect
+
+    page.goto(url)
+    widget = page.locator('.lbx[data-ready="true"]').first
+    expect(widget).to_be_visible()
+    # the starting state, whatever the chapter chose: T = 6, causal, no window, no cache, sequence 1 unpadded
+    widget.locator('[role="tab"][data-view="mask"]').click()
+    expect(widget).to_have_attribute("data-view", "mask")
+    widget.locator('select[data-control="sequence"]').select_option("0")
+    expect(widget).to_have_attribute("data-sequence", "0")
+    widget.locator('select[data-control="align"]').select_option("bottom-right")
+    set_number(widget, "T", 6, "data-T")
+    set_number(widget, "offset", 0, "data-offset")
+    set_number(widget, "window", 0, "data-window")
+    set_number(widget, "padding", 0, "data-pad", seq=0)
+    if widget.locator('input[data-control="causal"]').is_checked() is False:
+        widget.locator('input[data-control="causal"]').check()
+    expect(widget).to_have_attribute("data-causal", "true")
+    return widget
+
+
+def settings_of(widget, **changes) -> Settings:
+    config = json.loads(widget.get_attribute("data-config"))
+    padding = list(config["state"]["padding"])
+    padding[0] = 0
+    base = dict(T=6, causal=True, window=0, padding=tuple(padding), sequence=0, offset=0, align="bottom-right")
+    base.update(changes)
+    return Settings(**base)
+
+
+def test_explorer_row_mask_off_and_window(page, page_log, explorer_url, artifacts):
+    from playwright.sync_api import expect
+
+    widget = open_explorer(page, explorer_url)
+
+    # click query row 3: it may read keys 0..3, its target is key 4
+    widget.locator('button[data-query="3"]').click()
+    expect(widget).to_have_attribute("data-selected-row", "3")
+    s = settings_of(widget)
+    assert cells_where(widget, '[data-mark="read"]') == {(3, j) for j in range(4)}
+    assert cells_where(widget, '[data-mark="read"]') == {(3, j) for j in range(6) if cell_state(s, 3, j)["allowed"]}
+    assert cells_where(widget, '[data-mark="target"]') == {(3, 4)}
+    expect(widget.locator('[data-panel="mask"] thead th[data-target="true"]')).to_have_attribute("data-col", "4")
+    words = tr("explorer.sentence1", "es").split(" ")
+    expect(widget.locator(".lbx-status")).to_contain_text(f"«{words[4]}»")
+    assert grid_attributes(widget) == grid(s)
+    widget.screenshot(path=str(artifacts / "explorer_1_row3.png"))
+
+    # the mask off: every readable future key is a leak; for row 3, key 4 is its own target
+    widget.locator('input[data-control="causal"]').uncheck()
+    expect(widget).to_have_attribute("data-causal", "false")
+    s = settings_of(widget, causal=False)
+    assert cells_where(widget, '[data-leak="target"]') == {(r, r + 1) for r in range(5)}
+    assert cells_where(widget, '[data-leak="future"]') == {(r, j) for r in range(6) for j in range(r + 2, 6)}
+    assert grid_attributes(widget) == grid(s)
+    assert cells_where(widget, '[data-mark="read"]') == {(3, j) for j in range(6) if j != 4}
+    assert cells_where(widget, '[data-mark="target"]') == {(3, 4)}
+    expect(widget.locator(".lbx-status")).to_contain_text(tr("explorer.status_leak", "es").split("{")[0].strip())
+    widget.screenshot(path=str(artifacts / "explorer_2_mask_off.png"))
+
+    # the worked example follows: weight on future keys, and the numbers of labbook.explorer
+    widget.locator('[role="tab"][data-view="worked"]').click()
+    expect(widget).to_have_attribute("data-view", "worked")
+    weights = widget.locator('[data-matrix="weights"] td').all_inner_texts()
+    reference = worked_example(s)["weights"]
+    assert weights == [fmt_weight(x) for row in reference for x in row]
+    expect(widget.locator('[data-warn="leak"]')).to_be_visible()
+    widget.screenshot(path=str(artifacts / "explorer_3_worked_mask_off.png"))
+    widget.locator('[role="tab"][data-view="mask"]').click()
+
+    # the mask on again, window W = 2: row 3 reads keys 2 and 3 only
+    widget.locator('input[data-control="causal"]').check()
+    expect(widget).to_have_attribute("data-causal", "true")
+    set_number(widget, "window", 2, "data-window")
+    s = settings_of(widget, window=2)
+    assert cells_where(widget, '[data-mark="read"]') == {(3, 2), (3, 3)}
+    assert {(3, 0), (3, 1)} <= cells_where(widget, '[data-reason="window"]')
+    assert cells_where(widget, '[data-reason="window"]') == {(r, j) for r in range(6) for j in range(r - 1)}
+    assert grid_attributes(widget) == grid(s)
+    assert cells_where(widget, "[data-leak]:not([data-leak=''])") == set()
+    widget.screenshot(path=str(artifacts / "explorer_4_window2.png"))
+
+    # the worked example with the window: its last row reads keys 1 and 2 only
+    widget.locator('[role="tab"][data-view="worked"]').click()
+    weights = widget.locator('[data-matrix="weights"] td').all_inner_texts()
+    assert weights == [fmt_weight(x) for row in worked_example(s)["weights"] for x in row]
+    assert weights[6] == "0.00"
+    assert not page_log.errors, page_log.errors
+    assert local_only(page_log.requests) == []
+
+
+def test_explorer_padding_and_kv_cache(page, page_log, explorer_url, artifacts):
+    from playwright.sync_api import expect
+
+    widget = open_explorer(page, explorer_url)
+    # padding: sequence 2 with 2 pad tokens blocks keys 4 and 5 for every query
+    widget.locator('select[data-control="sequence"]').select_option("1")
+    expect(widget).to_have_attribute("data-sequence", "1")
+    set_number(widget, "padding", 2, "data-pad", seq=1)
+    assert cells_where(widget, '[data-reason="pad"]') == {(r, j) for r in range(6) for j in (4, 5)}
+    widget.locator('button[data-query="5"]').click()
+    expect(widget.locator(".lbx-status")).to_contain_text(
+        tr("explorer.status_pad_query", "es").split("{")[0].strip())
+    # KV cache: 3 cached tokens, 3 new queries; top-left alignment hides keys the query may read
+    widget.locator('select[data-control="sequence"]').select_option("0")
+    set_number(widget, "offset", 3, "data-offset")
+    expect(widget.locator('[data-panel="mask"] tbody tr')).to_have_count(3)
+    assert cells_where(widget, '[data-reason="align"]') == set()
+    widget.locator('select[data-control="align"]').select_option("top-left")
+    expect(widget).to_have_attribute("data-align", "top-left")
+    s = settings_of(widget, offset=3, align="top-left")
+    assert cells_where(widget, '[data-reason="align"]') == {(r, j) for r in range(3) for j in range(r + 1, r + 4)}
+    assert grid_attributes(widget) == grid(s)
+    widget.screenshot(path=str(artifacts / "explorer_5_kv_top_left.png"))
+    assert not page_log.errors, page_log.errors
+
+
+def test_explorer_keyboard(page, page_log, explorer_url, artifacts):
+    from playwright.sync_api import expect
+
+    widget = open_explorer(page, explorer_url)
+    first = widget.locator('button[data-query="0"]')
+    first.focus()
+    page.keyboard.press("Enter")
+    expect(widget).to_have_attribute("data-selected-row", "0")
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowDown")
+    expect(widget).to_have_attribute("data-selected-row", "2")
+    focused = widget.locator('button[data-query="2"]')
+    expect(focused).to_be_focused()
+    outline = focused.evaluate("b => [getComputedStyle(b).outlineStyle, parseFloat(getComputedStyle(b).outlineWidth)]")
+    assert outline[0] != "none" and outline[1] >= 2, outline
+    # the causal box, from the keyboard
+    widget.locator('input[data-control="causal"]').focus()
+    page.keyboard.press("Space")
+    expect(widget).to_have_attribute("data-causal", "false")
+    # the tabs: arrow keys switch the view
+    widget.locator('[role="tab"][data-view="mask"]').focus()
+    page.keyboard.press("ArrowRight")
+    expect(widget).to_have_attribute("data-view", "worked")
+    expect(widget.locator('[role="tab"][data-view="worked"]')).to_be_focused()
+    widget.screenshot(path=str(artifacts / "explorer_6_keyboard.png"))
+    assert not page_log.errors, page_log.errors
+
+
+def test_explorer_without_javascript(browser, explorer_url):
+    """Where scripts do not run (an untrusted notebook), the starting state is still readable."""
+    from playwright.sync_api import expect
+
+    context = browser.new_context(java_script_enabled=False)
+    context.set_default_timeout(TIMEOUT_MS)
+    page = context.new_page()
+    try:
+        page.goto(explorer_url)
+        widget = page.locator(".lbx").first
+        expect(widget).to_have_attribute("data-ready", "false")
+        expect(widget.locator(".lbx-static table.lbx-grid")).to_be_visible()
+        expect(widget.locator(".lbx-static")).to_contain_text(tr("explorer.static_note", "es"))
+        assert widget.locator(".lbx-static td[data-allowed='true']").count() > 0
+    finally:
+        context.close()
