@@ -274,6 +274,9 @@ class Slot:
                 command += ["--symlink", os.readlink(host), str(host)]
             elif host.is_dir():
                 command += ["--ro-bind", str(host), str(host)]
+        # A private /tmp first, then the binds: a venv that itself lives under /tmp (a checkout
+        # in /tmp, as CI may use) must stay visible on top of the empty tmpfs.
+        command += ["--tmpfs", "/tmp"]
         bound, made = ["/usr"], {"/", "/usr", "/tmp", "/proc", "/dev"}
         for path in [prefix, os.path.dirname(binary), *site_packages]:
             if any(path == b or path.startswith(b.rstrip("/") + "/") for b in bound):
@@ -286,7 +289,7 @@ class Slot:
             command += ["--ro-bind", path, path]
             bound.append(path)
         command += ["--ro-bind", str(self.worker.path), SANDBOX_WORKER_DIR,
-                    "--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev",
+                    "--proc", "/proc", "--dev", "/dev",
                     "--remount-ro", "/", "--chdir", "/tmp", "--clearenv"]
         for key, value in self._env(worker_dir).items():
             command += ["--setenv", key, value]
