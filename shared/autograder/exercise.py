@@ -112,15 +112,25 @@ class Opaque:
     repr: str
 
 
-def describe(value: Any) -> str:
-    """Short language-neutral description of what came back: `float32 (3, 3)`."""
+def describe(value: Any, typed: bool = False) -> str:
+    """Short language-neutral description of what came back: `float32 (3, 3)`.
+
+    A numpy array says so (`numpy.ndarray bool (4, 4)`), since function
+    exercises expect torch tensors; `typed` answers (hand-typed lists, which
+    the runtime turns into numpy arrays) only give dtype and shape.
+    """
     if isinstance(value, (Array, TooLarge)):
-        return f"{value.dtype.removeprefix('numpy.')} {value.shape}"
+        dtype = value.dtype.removeprefix("numpy.")
+        if value.dtype.startswith("numpy.") and not typed:
+            return f"numpy.ndarray {dtype} {value.shape}"
+        return f"{dtype} {value.shape}"
     if isinstance(value, tuple):
-        return "tuple(" + ", ".join(describe(v) for v in value) + ")"
+        return "tuple(" + ", ".join(describe(v, typed) for v in value) + ")"
     if isinstance(value, Opaque):
         return value.type_name
     if isinstance(value, list):
+        if any(isinstance(v, (Array, TooLarge)) for v in value):
+            return "list[" + ", ".join(describe(v, typed) for v in value) + "]"
         return f"list[{len(value)}]"
     return type(value).__name__
 
@@ -223,7 +233,7 @@ def shape_mismatch(exercise: Exercise, case: Case, got: Any, expected: str) -> R
         0, "failed",
         Feedback("common.failed", {"name": exercise.id}),
         Feedback("common.wrong_shape_value" if exercise.kind == "value" else "common.wrong_shape",
-                 {"case": case.name, "expected": expected, "got": describe(got)}),
+                 {"case": case.name, "expected": expected, "got": describe(got, typed=exercise.kind == "value")}),
         diagnosis="wrong_shape",
     )
 

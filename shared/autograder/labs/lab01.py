@@ -49,16 +49,6 @@ def is_torch_bool(value: Any) -> bool:
     return is_torch(value) and value.dtype == "bool"
 
 
-def describe_got(value: Any) -> str:
-    """What came back, saying so when it is a numpy array rather than a torch tensor."""
-    if isinstance(value, Array) and value.dtype.startswith("numpy."):
-        return "numpy.ndarray " + describe(value)
-    if isinstance(value, (tuple, list)) and value and any(isinstance(v, Array) for v in value):
-        inner = ", ".join(describe_got(v) for v in value)
-        return f"tuple({inner})" if isinstance(value, tuple) else f"list[{inner}]"
-    return describe(value)
-
-
 def as_additive(values: np.ndarray) -> np.ndarray:
     """Float mask with every value <= -1e9 read as -inf."""
     values = np.asarray(values, dtype=float)
@@ -106,7 +96,7 @@ class TensorExercise(Exercise):
         return self.result(
             0, "failed",
             Feedback("common.failed", {"name": self.id}),
-            Feedback("common.wrong_shape", {"case": case.name, "expected": expected, "got": describe_got(got)}),
+            Feedback("common.wrong_shape", {"case": case.name, "expected": expected, "got": describe(got)}),
             diagnosis="wrong_shape",
         )
 

@@ -16,9 +16,9 @@ from typing import Any
 import numpy as np
 
 from .. import i18n
-from ..exercise import Array, Case, Exercise, Feedback, Result, close, decode, first_difference, value_mismatch
+from ..exercise import Array, Case, Exercise, Feedback, Result, close, decode, describe, first_difference, value_mismatch
 from . import LabSpec, bugs02
-from .lab01 import TensorExercise, describe_got, is_torch_bool, is_torch_float, rng_for, shape_str, tensor_arg
+from .lab01 import TensorExercise, is_torch_bool, is_torch_float, rng_for, shape_str, tensor_arg
 
 ATOL = 1e-5  # the issue: equals F.scaled_dot_product_attention within 1e-5
 SLIP_ATOL = 1e-4
@@ -150,7 +150,7 @@ class CausalAttention(TensorExercise):
         if not (is_torch_float(out) and is_torch_float(w)) or out.shape != out_shape or w.shape != w_shape:
             return self.result(
                 0, "failed", Feedback("common.failed", {"name": self.id}),
-                Feedback("common.wrong_shape", {"case": case.name, "expected": expected, "got": describe_got(tuple(got))}),
+                Feedback("common.wrong_shape", {"case": case.name, "expected": expected, "got": describe(tuple(got))}),
                 diagnosis="wrong_shape",
             )
         weights = w.values.astype(float)
@@ -275,7 +275,7 @@ class PerturbationTest(StudentTest):
             if verdict is None:
                 return self.result(0, "failed", Feedback("common.failed", {"name": self.id}),
                                    Feedback("common.wrong_shape", {"case": case.name, "expected": "bool",
-                                                                   "got": describe_got(value)}),
+                                                                   "got": describe(value)}),
                                    diagnosis="wrong_shape")
             verdicts.setdefault(impl.name, []).append(verdict)
         correct = [impl.name for impl in self.impls if impl.forward_causal]
@@ -343,7 +343,7 @@ class JacobianLeaks(StudentTest):
                     expected = "torch.Tensor " + expected
                 return self.result(0, "failed", Feedback("common.failed", {"name": self.id}),
                                    Feedback("common.wrong_shape", {"case": case.name, "expected": expected,
-                                                                   "got": describe_got(got)}),
+                                                                   "got": describe(got)}),
                                    diagnosis="wrong_shape")
             answer = got.values.astype(bool)
             if not np.array_equal(answer, want):
