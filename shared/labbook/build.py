@@ -20,7 +20,7 @@ from nbclient import NotebookClient
 
 from autograder.i18n import LANGS
 from labbook.notebooks import (
-    KERNEL_NAME, ROOT, Target, cell_inputs, headings, make_lab, read, read_source, targets, write,
+    KERNEL_NAME, KERNELSPEC, ROOT, Target, cell_inputs, coalesce_streams, headings, make_lab, read, read_source, targets, write,
 )
 
 LANG_NAMES = {"en": "English", "es": "Español", "de": "Deutsch", "hi-Latn": "Hinglish"}
@@ -74,11 +74,11 @@ def execute(target: Target) -> tuple[str, float]:
         resources={"metadata": {"path": str(target.built.parent)}},
     )
     client.execute()
-    notebook.metadata["kernelspec"] = read_source(target).metadata["kernelspec"]
+    notebook.metadata["kernelspec"] = dict(KERNELSPEC)  # nbclient may rewrite it while executing
     notebook.metadata["language_info"] = {"name": "python", "version": "3.11"}
     for cell in notebook.cells:
         cell.metadata.pop("execution", None)
-    write(notebook, target.built)
+    write(coalesce_streams(notebook), target.built)
     return str(target.built.relative_to(ROOT)), time.perf_counter() - started
 
 
@@ -116,8 +116,7 @@ def make_index(all_targets: list[Target]) -> nbformat.NotebookNode:
     index = nbformat.v4.new_notebook(cells=cells)
     for number, cell in enumerate(index.cells):
         cell.id = f"index{number:02d}"
-    index.metadata = nbformat.from_dict({"kernelspec": {"name": KERNEL_NAME, "display_name": "Causal attention (.venv)",
-                                                        "language": "python"}, "lang": "mul"})
+    index.metadata = nbformat.from_dict({"kernelspec": dict(KERNELSPEC), "lang": "mul"})
     return index
 
 
