@@ -21,7 +21,9 @@ Protocol (JSON, one object per line on the child socket):
   child -> grader: {"cell": i}  {"cell_error": i, "type": ..., "message": ...}
                    {"ready": true}  {"id": n, "result": {...}}
 Control socket (SOCK_SEQPACKET, one JSON object per packet):
-  grader -> zygote: {"op": "spawn", "env": {...}, "limits": {...}} | {"op": "kill"} | {"op": "exit"}
+  grader -> zygote: first the configuration (a JSON object: paths, uids, hidden folders; never on the
+                   command line, which any process can read), then
+                   {"op": "spawn", "env": {...}, "limits": {...}} | {"op": "kill"} | {"op": "exit"}
   zygote -> grader: {"ok": true, ...} (+ two fds for "spawn": child socket, output pipe)
 """
 from __future__ import annotations
@@ -32,6 +34,7 @@ import json
 import math
 import os
 import resource
+import select
 import shutil
 import signal
 import socket
@@ -43,7 +46,11 @@ PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
 PR_SET_NO_NEW_PRIVS = 38
 CLONE_NEWNET = 0x40000000
+CLONE_NEWIPC = 0x08000000
+CLONE_NEWUSER = 0x10000000
 MAX_MESSAGE = 300
+CPU_POLL = 0.25  # seconds between two looks at the CPU time of the child's process tree
+MAX_DEPTH = 64  # directories deeper than this are moved up before they are deleted (bounded recursion)
 
 try:
     _libc = ctypes.CDLL(None, use_errno=True)
@@ -59,9 +66,9 @@ def _prctl(option: int, value: int) -> bool:
 
 # ---------------------------------------------------------------- zygote
 class Zygote:
-    def __init__(self, config: dict):
+    def __init__(self, config: dict, ctrl: socket.socket):
         self.config = config
-        self.ctrl = socket.socket(fileno=config["ctrl_fd"])
+        self.ctrl = ctrl
         self.tmp_root = config["tmp_root"]
         self.privileged = bool(config.get("privileged"))
         self.uid_base = int(config.get("uid_base", 0))
@@ -70,6 +77,9 @@ class Zygote:
         self.child_pid = 0
         self.child_uid = None
         self.child_dir = None
+        self.cpu_budget = 0.0  # CPU seconds the current child's whole process tree may use
+        self.ended = ""  # why the zygote ended the current child on its own (CPU budget)
+        self.baseline: dict[str, set[str]] = {}  # what the scratch folders held before any child ran
 
     def warm_up(self) -> dict:
         """Import what students' notebooks use, so that no child pays for it."""
@@ -108,15 +118,24 @@ class Zygote:
             _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
             if self.privileged:
                 isolation = private_mounts(self.config.get("hide", []), self.config.get("keep", []),
-                                           [self.tmp_root])
-        if self.privileged and self.config.get("in_bwrap"):
-            os.chmod(self.tmp_root, 0o1777)
+                                           [self.tmp_root], int(self.config.get("scratch_bytes", 0)))
+        if self.config.get("in_bwrap"):
+            # The children's folders live apart from the parents bwrap made in /tmp for its binds.
+            os.makedirs(self.tmp_root, 0o711, exist_ok=True)
+            os.chmod(self.tmp_root, 0o711)
+        isolation["ipc"] = _probe(lambda: _own_ipc_namespace(self.privileged)) or True
         loaded = self.warm_up()
+        self.baseline = {root: set(_names(root)) for root in self._scratch_roots()}
         usage = resource.getrusage(resource.RUSAGE_SELF)
         self.send({"ok": True, "ready": True, "pid": os.getpid(), "loaded": loaded,
                    "python": sys.version.split()[0], "isolation": isolation,
                    "cpu": round(usage.ru_utime + usage.ru_stime, 3)})
         while True:
+            if self.child_pid and not self.ended:
+                ready, _, _ = select.select([self.ctrl], [], [], CPU_POLL)
+                if not ready:
+                    self.enforce_cpu_budget()
+                    continue
             try:
                 data = self.ctrl.recv(1 << 20)
             except InterruptedError:
@@ -130,10 +149,13 @@ class Zygote:
             if op == "spawn":
                 self.spawn(request)
             elif op == "kill":
-                self.child_cpu = 0.0
-                status = self.child_status(float(request.get("wait", 0)))
-                pid = self.child_pid
-                self.kill_all(pid)
+                if self.ended:
+                    status = self.ended  # killed already: child_cpu holds its CPU time
+                else:
+                    self.child_cpu = 0.0
+                    status = self.child_status(float(request.get("wait", 0)))
+                    self.kill_all(self.child_pid)
+                self.ended = ""
                 self.send({"ok": True, "child_status": status, "child_cpu": round(self.child_cpu, 4)})
             elif op == "exit":
                 self.kill_all()
@@ -158,6 +180,8 @@ class Zygote:
 
     def spawn(self, request: dict) -> None:
         self.kill_all()  # one child at a time, always from a clean slate
+        self.ended = ""
+        self.cpu_budget = float(request.get("limits", {}).get("cpu_seconds", 300))
         self.counter += 1
         uid = self.uid_base + self.counter if self.privileged else None
         child_dir = os.path.join(self.tmp_root, f"sub{self.counter}")
@@ -245,20 +269,44 @@ class Zygote:
                 continue
         return found
 
+    def _tree(self) -> list[int] | None:
+        """Every process below this zygote, zombies included (None where the kernel cannot tell)."""
+        direct = self._children_of(os.getpid())
+        if direct is None:
+            return None
+        found, seen, stack = [], set(), list(direct)
+        while stack:
+            pid = stack.pop()
+            if pid in seen:
+                continue
+            seen.add(pid)
+            found.append(pid)
+            stack.extend(self._children_of(pid) or [])
+        return found
+
     def _doomed(self) -> list[int]:
         """Every live process below this zygote (orphans come back to it: it is a subreaper)."""
-        me = os.getpid()
-        direct = self._children_of(me)
-        if direct is not None:
-            doomed, stack = [], list(direct)
-            while stack:
-                pid = stack.pop()
-                if pid in doomed:
-                    continue
-                doomed.append(pid)
-                stack.extend(self._children_of(pid) or [])
-            return [pid for pid in doomed if _state(pid) not in ("Z", "")]
+        tree = self._tree()
+        if tree is not None:
+            return [pid for pid in tree if _state(pid) not in ("Z", "")]
         return self._doomed_by_scan()
+
+    def enforce_cpu_budget(self) -> None:
+        """One budget for all the child's processes and threads: RLIMIT_CPU counts each process alone.
+
+        Zombies keep their times and a parent's cutime/cstime holds the
+        children it reaped; orphans are never reaped before the kill, so
+        nothing that ran escapes the sum.
+        """
+        tree = self._tree()
+        if tree is None:
+            tree = self._doomed_by_scan()
+        ticks = os.sysconf("SC_CLK_TCK") or 100
+        used = sum(_cpu_ticks(pid) for pid in tree) / ticks
+        if used > self.cpu_budget:
+            self.ended = f"killed: its processes used more than {self.cpu_budget:g} s of CPU"
+            self.child_cpu = 0.0
+            self.kill_all(self.child_pid)
 
     def _doomed_by_scan(self) -> list[int]:
         me = os.getpid()
@@ -305,34 +353,43 @@ class Zygote:
         self.wipe()
         self.child_uid = None
 
+    def _scratch_roots(self) -> list[str]:
+        """Where a child can leave files for the next one."""
+        roots = [self.tmp_root, "/tmp", "/dev/shm"]
+        if not self.config.get("in_bwrap"):
+            roots.append("/var/tmp")
+        return list(dict.fromkeys(roots))
+
     def wipe(self) -> None:
-        """Remove what the last child wrote where the next one could read it."""
-        roots = [self.tmp_root]
-        if self.config.get("in_bwrap"):
-            roots.append("/dev/shm")
-        elif self.child_uid is not None:
-            roots += ["/tmp", "/var/tmp", "/dev/shm"]
-        for root in dict.fromkeys(roots):
+        """Remove what the last child wrote where the next one could read it, and nothing else.
+
+        Only entries that were not there when the zygote got ready go, and in the
+        host's shared folders (the fallback) only those of the child's own uid:
+        the parents bwrap made in /tmp for its binds, and other users' files,
+        stay untouched. No symlink is ever followed.
+        """
+        for root in self._scratch_roots():
+            shared = not self.config.get("in_bwrap") and root != self.tmp_root
+            if shared and self.child_uid is None:
+                continue  # without a uid of its own a child's files cannot be told from anyone's
             try:
-                entries = list(os.scandir(root))
+                root_fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
             except OSError:
                 continue
-            for entry in entries:
-                try:
-                    info = entry.stat(follow_symlinks=False)
-                except OSError:
-                    continue
-                mine = root == self.tmp_root or (self.config.get("in_bwrap") and root == "/dev/shm")
-                if not mine and info.st_uid != self.child_uid:
-                    continue
-                try:
-                    if stat.S_ISDIR(info.st_mode):
-                        _make_removable(entry.path)
-                        shutil.rmtree(entry.path, ignore_errors=True)
-                    else:
-                        os.unlink(entry.path)
-                except OSError:
-                    pass
+            try:
+                before = self.baseline.get(root, set())
+                for name in _names(root_fd):
+                    if name in before:
+                        continue
+                    try:
+                        info = os.stat(name, dir_fd=root_fd, follow_symlinks=False)
+                    except OSError:
+                        continue
+                    if shared and info.st_uid != self.child_uid:
+                        continue
+                    _remove(root_fd, name)
+            finally:
+                os.close(root_fd)
         self.child_dir = None
 
 
@@ -383,7 +440,7 @@ def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
 
 
-def private_mounts(hide: list[str], keep: list[str], writable: list[str]) -> dict:
+def private_mounts(hide: list[str], keep: list[str], writable: list[str], scratch_bytes: int = 0) -> dict:
     """Without bwrap but as root: a private mount namespace and no network for this zygote.
 
     Each directory in `hide` (the repository, the gradebook, the submissions)
@@ -427,6 +484,14 @@ def private_mounts(hide: list[str], keep: list[str], writable: list[str]) -> dic
             done["hidden"].append(cover)
     except OSError as error:
         done["error"] = str(error)
+    if scratch_bytes and os.path.isdir("/dev/shm"):
+        # The host's /dev/shm is an unbounded tmpfs shared with everyone: the children get a sized one.
+        try:
+            _mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, f"mode=1777,size={scratch_bytes}")
+            done["shm"] = True
+        except OSError as error:
+            done["shm"] = False
+            done["error"] = done["error"] or str(error)
     return done
 
 
@@ -448,18 +513,138 @@ def _state(pid: int) -> str:
         return ""
 
 
-def _make_removable(path: str) -> None:
-    """A child may leave directories without write permission: give it back."""
-    for root, dirs, _ in os.walk(path):
-        for name in dirs:
-            try:
-                os.chmod(os.path.join(root, name), 0o700)
-            except OSError:
-                pass
+def _names(directory) -> list[str]:
     try:
-        os.chmod(path, 0o700)
+        return os.listdir(directory)
+    except OSError:
+        return []
+
+
+def _remove(root_fd: int, name: str) -> None:
+    """Delete `name` of the directory `root_fd`, never following a symlink nor entering another mount.
+
+    Every step goes through directory descriptors, so a link planted
+    anywhere in the tree (`link -> /some/host/dir`) is unlinked, never
+    chmod-ed or descended into. Directories deeper than MAX_DEPTH are first
+    moved up into `root_fd`, so that the recursion and the open descriptors
+    stay bounded whatever the child built.
+    """
+    try:
+        device = os.fstat(root_fd).st_dev
+    except OSError:
+        return
+    pending = [name]
+    for _ in range(1 << 16):
+        if not pending:
+            return
+        _remove_entry(root_fd, pending.pop(), device, 0, root_fd, pending)
+
+
+def _remove_entry(dir_fd: int, name: str, device: int, depth: int, root_fd: int, pending: list[str]) -> None:
+    try:
+        info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except OSError:
+        return
+    if not stat.S_ISDIR(info.st_mode):
+        _try(os.unlink, name, dir_fd=dir_fd)
+        return
+    if info.st_dev != device:
+        return  # a mount point (bwrap's own binds): not a child's file
+    if depth >= MAX_DEPTH:
+        hoisted = f".wipe-{info.st_ino}-{depth}-{len(pending)}"
+        if _try(os.rename, name, hoisted, src_dir_fd=dir_fd, dst_dir_fd=root_fd):
+            pending.append(hoisted)
+        return
+    fd = _open_directory(dir_fd, name, info)
+    if fd is None:
+        return
+    try:
+        for child in _names(fd):
+            _remove_entry(fd, child, device, depth + 1, root_fd, pending)
+    finally:
+        os.close(fd)
+    _try(os.rmdir, name, dir_fd=dir_fd)
+
+
+def _open_directory(dir_fd: int, name: str, expected: os.stat_result) -> int | None:
+    """A readable descriptor of the directory `name`, the very one lstat saw (a child may leave it 0o000)."""
+    flags = os.O_DIRECTORY | os.O_NOFOLLOW
+    try:
+        handle = os.open(name, flags | os.O_PATH, dir_fd=dir_fd)
+    except OSError:
+        return None
+    try:
+        now = os.fstat(handle)
+        if (now.st_dev, now.st_ino) != (expected.st_dev, expected.st_ino):
+            return None
+        # chmod through the descriptor's /proc link acts on this directory itself, not on a path
+        _try(os.chmod, f"/proc/self/fd/{handle}", 0o700)
+        return os.open(".", os.O_RDONLY | flags, dir_fd=handle)
+    except OSError:
+        return None
+    finally:
+        os.close(handle)
+
+
+def _try(function, *args, **kwargs) -> bool:
+    try:
+        function(*args, **kwargs)
+        return True
+    except OSError:
+        return False
+
+
+def _cpu_ticks(pid: int) -> int:
+    """utime + stime + cutime + cstime of one process (zombies included), in clock ticks."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            text = handle.read().decode(errors="replace")
+        fields = text[text.rfind(")") + 2:].split()
+        return sum(int(fields[i]) for i in range(14 - 3, 18 - 3))
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+def _own_ipc_namespace(privileged: bool) -> str:
+    """Give this process System V IPC and POSIX message queues of its own; '' or why not.
+
+    The namespace, and every segment, semaphore and queue in it, goes away
+    with the last process inside it: nothing of them survives the child.
+    """
+    if _libc is None:
+        return "no libc"
+    if _libc.unshare(CLONE_NEWIPC) == 0:
+        return ""
+    error = os.strerror(ctypes.get_errno())
+    if privileged:
+        return f"unshare(CLONE_NEWIPC): {error}"
+    uid = os.getuid()
+    # Without privileges: a user namespace of its own first, which maps the same uid (so files are as before)
+    if _libc.unshare(CLONE_NEWUSER | CLONE_NEWIPC) != 0:
+        return f"unshare(CLONE_NEWIPC): {error}; with a user namespace: {os.strerror(ctypes.get_errno())}"
+    try:
+        with open("/proc/self/uid_map", "w") as handle:
+            handle.write(f"{uid} {uid} 1")
     except OSError:
         pass
+    return ""
+
+
+def _probe(action) -> str:
+    """Run `action` in a throw-away fork: '' when it worked, else its reason (the zygote itself stays as it is)."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(read_end)
+            os.write(write_end, (action() or "").encode()[:500])
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as handle:
+        reason = handle.read().decode(errors="replace")
+    os.waitpid(pid, 0)
+    return reason
 
 
 # ---------------------------------------------------------------- child
@@ -527,6 +712,10 @@ class Child:
         limit(resource.RLIMIT_CPU, cpu, cpu + 5)
         limit(resource.RLIMIT_FSIZE, int(limits.get("file_bytes", 64 << 20)))
         limit(resource.RLIMIT_CORE, 0)
+        # While still privileged: the first the OOM killer takes in the slot's cgroup, never the zygote,
+        # and a score the child cannot lower again once it has lost CAP_SYS_RESOURCE.
+        _try(_write, "/proc/self/oom_score_adj", "1000")
+        _own_ipc_namespace(self.uid is not None)
         if self.uid is not None:
             os.setgroups([])
             os.setresgid(self.uid, self.uid, self.uid)
@@ -599,12 +788,14 @@ def _safe_str(error: BaseException) -> str:
         return "<message unavailable>"
 
 
-def main() -> None:
-    config = json.loads(sys.argv[1])
-    sys.path[:0] = [config["worker_dir"]]
+def _write(path: str, text: str) -> None:
+    with open(path, "w") as handle:
+        handle.write(text)
+
+
+def main(config: dict, ctrl: socket.socket) -> None:
+    """Started by sandbox.BOOTSTRAP, which read `config` from the control socket `ctrl`."""
+    if config["worker_dir"] not in sys.path:
+        sys.path.insert(0, config["worker_dir"])
     sys.path.extend(config.get("site_packages", []))
-    Zygote(config).serve()
-
-
-if __name__ == "__main__":
-    main()
+    Zygote(config, ctrl).serve()

@@ -15,7 +15,8 @@ from .. import i18n
 from ..labs import LAB_IDS, UnknownLab, get_lab
 from . import gradebook
 from .engine import TimeLimits, grade_submission
-from .sandbox import Limits, SandboxError, SandboxInfo, Slot, WorkerDir, decide_mode, modules_to_preimport
+from .sandbox import (Limits, SandboxError, SandboxInfo, Slot, WorkerDir, decide_mode, modules_to_preimport,
+                      scrub_cmdline)
 from .submissions import MAX_BYTES, Submission, UsageError, discover, file_digest, read
 
 SEED_ENV = "AUTOGRADER_SEED"
@@ -176,6 +177,8 @@ def run_batch(options: Options) -> BatchResult:
     info: SandboxInfo | None = None
     startup, startup_cpu, sandbox_cpu = 0.0, 0.0, 0.0
     if runnable:
+        # Student code could read `--seed N --out DIR` in our /proc/PID/cmdline (the fallback shares /proc).
+        scrub_cmdline()
         info, startup, startup_cpu, sandbox_cpu = _grade_all(spec, runnable, options, seed, records, progress)
     book = gradebook.write_gradebook(out, spec, list(records.values()), options.lang, {
         "seed_source": seed.source,

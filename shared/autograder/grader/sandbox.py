@@ -13,6 +13,7 @@ import os
 import secrets
 import select
 import shutil
+import signal
 import site
 import socket
 import subprocess
@@ -33,7 +34,16 @@ PREIMPORT_ROOTS = {"torch", "numpy", "matplotlib"}
 MAX_LINE = 32 << 20  # one answer of the child, at most
 START_TIMEOUT = 180.0
 CONTROL_TIMEOUT = 60.0
-CAPS = ["CAP_SETUID", "CAP_SETGID", "CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FOWNER", "CAP_KILL"]
+# CAP_SYS_ADMIN: each child unshares an IPC namespace of its own; CAP_SYS_RESOURCE: it pins its OOM score
+# at the maximum. The zygote never runs student code, and a child loses every capability with its uid.
+CAPS = ["CAP_SETUID", "CAP_SETGID", "CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FOWNER", "CAP_KILL", "CAP_SYS_ADMIN",
+        "CAP_SYS_RESOURCE"]
+SANDBOX_TMP_ROOT = "/tmp/autograder-work"  # the children's directories, apart from what bwrap put in /tmp
+# The zygote's whole configuration arrives on its control socket: nothing but this generic line is on
+# its command line, which every process on the machine can read.
+BOOTSTRAP = ("import json, socket, sys; ctrl = socket.socket(fileno=int(sys.argv[1])); "
+             "config = json.loads(ctrl.recv(1 << 20)); sys.path.insert(0, config['worker_dir']); "
+             "import _worker; _worker.main(config, ctrl)")
 
 
 class SandboxError(RuntimeError):
@@ -52,6 +62,11 @@ class Limits:
     processes: int = 64
     output_bytes: int = 64 << 10
 
+    @property
+    def scratch_bytes(self) -> int:
+        """Size of each of the slot's tmpfs (/tmp, /dev/shm): together half the memory budget."""
+        return max(64 << 20, self.memory_bytes // 4)
+
     def for_child(self) -> dict:
         return {"memory_bytes": self.memory_bytes, "cpu_seconds": self.cpu_seconds,
                 "file_bytes": self.file_bytes, "processes": self.processes}
@@ -66,12 +81,31 @@ class SandboxInfo:
     privileged: bool = False  # children run under a uid of their own
     reason: str = ""
     notes: list[str] = field(default_factory=list)
-    isolation: dict = field(default_factory=dict)  # what the fallback zygote managed (network, hidden paths)
+    isolation: dict = field(default_factory=dict)  # what the zygote managed (network, hidden paths, ipc)
+    cgroups: "Cgroups | None" = field(default=None, repr=False, compare=False)
 
     def describe(self) -> str:
+        return self._describe_mode() + self._describe_budget()
+
+    def _describe_budget(self) -> str:
+        text = ""
+        if self.cgroups is not None and self.cgroups.usable:
+            text += (f"; each job slot in cgroups (v{self.cgroups.version}) of its own: 1 CPU, memory of the warm "
+                     "worker + --memory-mb (tmpfs and shared memory included), a process limit")
+        elif self.cgroups is not None:
+            text += (f"; NO cgroups ({self.cgroups.reason}): memory is bounded per process only and the CPU "
+                     "time of a submission's processes together, not their share of the machine")
+        if self.isolation.get("ipc") is True:
+            text += "; each submission in an IPC namespace of its own"
+        elif "ipc" in self.isolation:
+            text += ("; System V IPC and POSIX message queues are NOT isolated between submissions"
+                     f" ({self.isolation['ipc']})")
+        return text
+
+    def _describe_mode(self) -> str:
         if self.mode == "bwrap":
             text = ("bwrap: no network, own pid/ipc/uts namespaces, read-only view of the Python "
-                    "installation only (no repository, solutions or gradebook)")
+                    "installation only (no repository, solutions or gradebook), sized tmpfs /tmp and /dev/shm")
         else:
             text = "fallback without bwrap"
             if self.reason:
@@ -86,6 +120,8 @@ class SandboxInfo:
                 if self.isolation.get("error"):
                     text += f" (hiding failed: {self.isolation['error']})"
             text += "; network cut" if self.isolation.get("network") else "; network NOT cut"
+            if self.isolation.get("shm"):
+                text += ", sized tmpfs /dev/shm"
             text += ". Install bubblewrap (apt-get install bubblewrap) for a real sandbox"
         if self.privileged:
             text += "; each submission runs under a uid of its own with a process limit"
@@ -94,6 +130,224 @@ class SandboxInfo:
     def to_plain(self) -> dict:
         return {"mode": self.mode, "requested": self.requested, "privileged": self.privileged,
                 "reason": self.reason, "isolation": self.isolation, "description": self.describe()}
+
+
+# ---------------------------------------------------------------- cgroups: one budget per job slot
+CGROUP_CONTROLLERS = ("cpu", "memory", "pids")
+NO_CGROUPS_ENV = "AUTOGRADER_NO_CGROUPS"  # diagnostics and tests: grade as on a machine without cgroups
+# Puts the shell itself (so bwrap and the zygote after it) into the slot's cgroups before anything forks,
+# and makes the zygote the OOM killer's last choice: the children raise their own score (see _worker.py).
+CGROUP_ENTER = ('n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 97; shift; n=$((n-1)); done; '
+                'echo -1000 > /proc/self/oom_score_adj 2>/dev/null; exec "$@"')
+
+
+@dataclass
+class Cgroups:
+    """Where this process may create cgroups: the directory of each controller (v1) or the one (v2)."""
+
+    version: int = 0  # 0: none usable
+    parents: dict = field(default_factory=dict)  # controller -> directory of our own cgroup
+    reason: str = ""
+
+    @classmethod
+    def detect(cls) -> "Cgroups":
+        if os.environ.get(NO_CGROUPS_ENV):
+            return cls(reason=f"${NO_CGROUPS_ENV} is set")
+        try:
+            mounts = Path("/proc/self/mounts").read_text().splitlines()
+            own = Path("/proc/self/cgroup").read_text().splitlines()
+        except OSError as error:
+            return cls(reason=f"cannot read /proc: {error.strerror}")
+        found = _cgroup_v1(mounts, own)
+        if isinstance(found, dict):
+            return cls(1, found)
+        v2 = _cgroup_v2(mounts, own)
+        if isinstance(v2, dict):
+            return cls(2, v2)
+        return cls(reason=f"{found}; {v2}")
+
+    @property
+    def usable(self) -> bool:
+        return self.version > 0
+
+    def create(self, label: str) -> "SlotCgroup":
+        name = f"autograder-{os.getpid()}-{label}-{secrets.token_hex(3)}"
+        dirs = {}
+        try:
+            for controller in CGROUP_CONTROLLERS:
+                parent = self.parents[controller]
+                path = os.path.join(parent, name)
+                if path not in dirs.values():
+                    os.mkdir(path)
+                dirs[controller] = path
+        except OSError:
+            SlotCgroup(self.version, dirs).remove()
+            raise
+        return SlotCgroup(self.version, dirs)
+
+
+def _cgroup_v1(mounts: list[str], own: list[str]) -> dict | str:
+    roots, paths = {}, {}
+    for line in mounts:
+        parts = line.split()
+        if len(parts) >= 4 and parts[2] == "cgroup":
+            for option in parts[3].split(","):
+                roots.setdefault(option, parts[1])
+    for line in own:
+        number, controllers, path = (line.split(":", 2) + ["", ""])[:3]
+        for controller in controllers.split(","):
+            paths[controller] = path
+    parents = {}
+    for controller in CGROUP_CONTROLLERS:
+        if controller not in roots or controller not in paths:
+            return f"cgroup v1: no {controller} controller"
+        parents[controller] = roots[controller] + paths[controller].rstrip("/")
+    problem = _writable(set(parents.values()))
+    return problem or parents
+
+
+def _cgroup_v2(mounts: list[str], own: list[str]) -> dict | str:
+    root = next((line.split()[1] for line in mounts if len(line.split()) > 2 and line.split()[2] == "cgroup2"), None)
+    path = next((line[3:] for line in own if line.startswith("0::")), None)
+    if root is None or path is None:
+        return "no cgroup v2"
+    parent = root + path.rstrip("/")
+    try:
+        enabled = Path(parent, "cgroup.subtree_control").read_text().split()
+    except OSError as error:
+        return f"cgroup v2: {error.strerror}"
+    missing = [c for c in CGROUP_CONTROLLERS if c not in enabled]
+    if missing:
+        # Allowed only where no process sits in our own cgroup (the "no internal processes" rule).
+        try:
+            Path(parent, "cgroup.subtree_control").write_text(" ".join("+" + c for c in missing))
+        except OSError:
+            return "cgroup v2: controllers " + ", ".join(missing) + " not enabled for our cgroup"
+    problem = _writable({parent})
+    return problem or {c: parent for c in CGROUP_CONTROLLERS}
+
+
+def _writable(directories: set[str]) -> str:
+    for directory in directories:
+        probe = os.path.join(directory, f"autograder-probe-{os.getpid()}-{secrets.token_hex(3)}")
+        try:
+            os.mkdir(probe)
+            os.rmdir(probe)
+        except OSError as error:
+            return f"cannot create cgroups in {directory} ({error.strerror})"
+    return ""
+
+
+@dataclass
+class SlotCgroup:
+    """The cgroups of one job slot: the zygote, its child and everything they start."""
+
+    version: int
+    dirs: dict  # controller -> directory
+
+    def _write(self, controller: str, name: str, value) -> bool:
+        try:
+            Path(self.dirs[controller], name).write_text(str(value))
+            return True
+        except OSError:
+            return False
+
+    def _read(self, controller: str, name: str) -> str:
+        try:
+            return Path(self.dirs[controller], name).read_text()
+        except OSError:
+            return ""
+
+    def procs_files(self) -> list[str]:
+        return [os.path.join(d, "cgroup.procs") for d in dict.fromkeys(self.dirs.values())]
+
+    def wrap(self, command: list[str]) -> list[str]:
+        files = self.procs_files()
+        return ["/bin/sh", "-c", CGROUP_ENTER, "sh", str(len(files)), *files, *command]
+
+    def limit_cpu(self, cpus: float = 1.0) -> None:
+        if self.version == 1:
+            period = int(self._read("cpu", "cpu.cfs_period_us") or 100_000)
+            self._write("cpu", "cpu.cfs_quota_us", int(period * cpus))
+        else:
+            self._write("cpu", "cpu.max", f"{int(100_000 * cpus)} 100000")
+
+    def limit_processes(self, count: int) -> None:
+        self._write("pids", "pids.max", count)
+
+    def tasks(self) -> int:
+        return int(self._read("pids", "pids.current") or 0)
+
+    def memory_usage(self) -> int:
+        return int(self._read("memory", "memory.usage_in_bytes" if self.version == 1 else "memory.current") or 0)
+
+    def limit_memory(self, limit: int) -> None:
+        if self.version == 1:
+            self._write("memory", "memory.limit_in_bytes", limit)
+            self._write("memory", "memory.memsw.limit_in_bytes", limit)  # swap too, where accounted
+        else:
+            self._write("memory", "memory.max", limit)
+            self._write("memory", "memory.swap.max", 0)
+
+    def pids(self) -> list[int]:
+        found: set[int] = set()
+        for path in self.procs_files():
+            try:
+                found.update(int(p) for p in Path(path).read_text().split())
+            except (OSError, ValueError):
+                pass
+        return sorted(found)
+
+    def remove(self) -> None:
+        """Kill whatever is still inside (nothing should be) and delete the cgroups."""
+        if self.version == 2:
+            self._write("pids", "cgroup.kill", 1)
+        for _ in range(100):
+            left = self.pids()
+            if not left:
+                break
+            for pid in left:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            time.sleep(0.02)
+        for directory in dict.fromkeys(self.dirs.values()):
+            for _ in range(50):
+                try:
+                    os.rmdir(directory)
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    time.sleep(0.02)  # the last task may still be exiting
+
+
+# ---------------------------------------------------------------- the grader's own command line
+def scrub_cmdline() -> bool:
+    """Blank our own argv as the kernel shows it in /proc/PID/cmdline (world-readable).
+
+    The instructor typed `--seed N --out DIR`; CPython keeps its own copy of
+    argv, so only `ps` and /proc readers lose them. argv[0] stays.
+    """
+    try:
+        with open("/proc/self/stat", "rb") as handle:
+            text = handle.read().decode()
+        fields = text[text.rfind(")") + 2:].split()
+        start, end = int(fields[48 - 3]), int(fields[49 - 3])  # arg_start, arg_end
+        if not 0 < start < end or end - start > 1 << 24:
+            return False
+        with open("/proc/self/mem", "r+b", buffering=0) as memory:
+            memory.seek(start)
+            area = memory.read(end - start)
+            first = area.find(b"\0")
+            if first < 0 or first + 1 >= len(area):
+                return True
+            memory.seek(start + first + 1)
+            memory.write(b"\0" * (len(area) - first - 1))
+        return True
+    except (OSError, ValueError, IndexError):
+        return False
 
 
 def modules_to_preimport(notebooks: list[list[str]], limit: int = 40) -> list[str]:
@@ -190,6 +444,7 @@ def bwrap_path() -> str | None:
 
 def decide_mode(info: SandboxInfo, worker: WorkerDir) -> SandboxInfo:
     """bwrap if asked or available and working here, else the fallback (with the reason)."""
+    info.cgroups = Cgroups.detect()
     if info.requested == "fallback":
         info.mode, info.reason = "fallback", "--sandbox fallback"
         return info
@@ -200,7 +455,7 @@ def decide_mode(info: SandboxInfo, worker: WorkerDir) -> SandboxInfo:
         info.mode, info.reason = "fallback", "bwrap is not installed"
         return info
     probe = Slot(-1, worker, SandboxInfo(info.requested, mode="bwrap"))
-    command = probe._command(True, os.geteuid() == 0, 0, "/tmp")
+    command, _ = probe._command(True, os.geteuid() == 0, 0)
     command = command[:command.index("--") + 1] + [_python()[0], "-I", "-S", "-c", "import os; os.listdir('/tmp')"]
     try:
         result = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
@@ -231,18 +486,20 @@ class Slot:
         self.process: subprocess.Popen | None = None
         self.ctrl: socket.socket | None = None
         self.tmp_root: Path | None = None
+        self.cgroup: SlotCgroup | None = None
         self.restarts = 0
         self.ready_info: dict = {}
         self.child_cpu = 0.0  # CPU seconds of all the children killed so far (user + system)
         self.total_cpu = 0.0  # CPU seconds of the zygotes that ended, their children included
 
     # -- zygote life
-    def _command(self, use_bwrap: bool, privileged: bool, ctrl_fd: int, tmp_root: str) -> list[str]:
+    def _command(self, use_bwrap: bool, privileged: bool, ctrl_fd: int) -> tuple[list[str], dict]:
+        """(command line, configuration the zygote reads from its control socket)."""
         binary, prefix = _python()
         site_packages = _site_packages()
         worker_dir = SANDBOX_WORKER_DIR if use_bwrap else str(self.worker.path)
+        tmp_root = SANDBOX_TMP_ROOT if use_bwrap else str(self.tmp_root)
         config = {
-            "ctrl_fd": ctrl_fd,
             "worker_dir": worker_dir,
             "site_packages": site_packages,
             "tmp_root": tmp_root,
@@ -253,10 +510,11 @@ class Slot:
             # Without bwrap, as root: the zygote hides these behind a private mount namespace.
             "hide": [] if use_bwrap else [str(p) for p in self.hide],
             "keep": [prefix, os.path.dirname(binary), *site_packages, str(self.worker.path), tmp_root],
+            "scratch_bytes": self.limits.scratch_bytes,
         }
-        python = [binary, "-I", "-S", "-B", f"{worker_dir}/_worker.py", json.dumps(config)]
+        python = [binary, "-I", "-S", "-B", "-c", BOOTSTRAP, str(ctrl_fd)]
         if not use_bwrap:
-            return python
+            return python, config
         command = [bwrap_path() or "bwrap"]
         if privileged:
             # As root: every namespace but the user one, so that each child can drop to a uid of
@@ -274,9 +532,10 @@ class Slot:
                 command += ["--symlink", os.readlink(host), str(host)]
             elif host.is_dir():
                 command += ["--ro-bind", str(host), str(host)]
-        # A private /tmp first, then the binds: a venv that itself lives under /tmp (a checkout
+        # A private, sized /tmp first, then the binds: a venv that itself lives under /tmp (a checkout
         # in /tmp, as CI may use) must stay visible on top of the empty tmpfs.
-        command += ["--tmpfs", "/tmp"]
+        size = str(self.limits.scratch_bytes)
+        command += ["--perms", "1777", "--size", size, "--tmpfs", "/tmp"]
         bound, made = ["/usr"], {"/", "/usr", "/tmp", "/proc", "/dev"}
         for path in [prefix, os.path.dirname(binary), *site_packages]:
             if any(path == b or path.startswith(b.rstrip("/") + "/") for b in bound):
@@ -289,11 +548,11 @@ class Slot:
             command += ["--ro-bind", path, path]
             bound.append(path)
         command += ["--ro-bind", str(self.worker.path), SANDBOX_WORKER_DIR,
-                    "--proc", "/proc", "--dev", "/dev",
+                    "--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--size", size, "--tmpfs", "/dev/shm",
                     "--remount-ro", "/", "--chdir", "/tmp", "--clearenv"]
         for key, value in self._env(worker_dir).items():
             command += ["--setenv", key, value]
-        return command + ["--", *python]
+        return command + ["--", *python], config
 
     def _env(self, worker_dir: str) -> dict:
         env = {"HOME": "/tmp", "LANG": "C.UTF-8", "PATH": "/usr/bin:/bin", "MPLBACKEND": "Agg",
@@ -307,13 +566,13 @@ class Slot:
     def _start(self, use_bwrap: bool) -> None:
         privileged = os.geteuid() == 0
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        if use_bwrap:
-            tmp_root = "/tmp"
-        else:
+        if not use_bwrap:
             self.tmp_root = Path(tempfile.mkdtemp(prefix=f"autograder-slot{self.index}-"))
             os.chmod(self.tmp_root, 0o711)
-            tmp_root = str(self.tmp_root)
-        command = self._command(use_bwrap, privileged, theirs.fileno(), tmp_root)
+        command, config = self._command(use_bwrap, privileged, theirs.fileno())
+        self.cgroup = self._new_cgroup()
+        if self.cgroup is not None:
+            command = self.cgroup.wrap(command)
         log = subprocess.DEVNULL
         if self.log_dir is not None:
             self.log_dir.mkdir(parents=True, exist_ok=True)
@@ -321,26 +580,48 @@ class Slot:
         env = None
         if not use_bwrap:
             env = self._env(str(self.worker.path))
-            env["HOME"] = tmp_root
+            env["HOME"] = str(self.tmp_root)
         try:
             self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                                            pass_fds=[theirs.fileno()], env=env, cwd=tmp_root if not use_bwrap else None)
+                                            pass_fds=[theirs.fileno()], env=env,
+                                            cwd=str(self.tmp_root) if not use_bwrap else None)
         finally:
             theirs.close()
             if log is not subprocess.DEVNULL:
                 log.close()
         self.ctrl = ours
         try:
+            ours.send(json.dumps(config).encode())
             reply = self._receive(START_TIMEOUT)
-        except SandboxError:
+        except (SandboxError, OSError) as error:
             self.stop()
-            raise
+            raise SandboxError(str(error)) from error
         if not reply.get("ready"):
             self.stop()
             raise SandboxError(f"zygote did not start: {reply}")
         self.info.privileged = privileged
         self.info.isolation = reply.get("isolation") or {}
         self.ready_info = reply
+        self._limit_cgroup()
+
+    def _new_cgroup(self) -> "SlotCgroup | None":
+        cgroups = self.info.cgroups
+        if cgroups is None or not cgroups.usable:
+            return None
+        try:
+            cgroup = cgroups.create(f"slot{self.index}")
+        except OSError as error:
+            self.info.cgroups = Cgroups(reason=f"cannot create a cgroup: {error.strerror}")
+            return None
+        cgroup.limit_cpu(1.0)
+        return cgroup
+
+    def _limit_cgroup(self) -> None:
+        """Memory and processes: what the warm zygote holds now, plus one student's budget."""
+        if self.cgroup is None:
+            return
+        self.cgroup.limit_memory(self.cgroup.memory_usage() + self.limits.memory_bytes)
+        self.cgroup.limit_processes(self.cgroup.tasks() + self.limits.processes)
 
     def _receive(self, timeout: float) -> dict:
         assert self.ctrl is not None
@@ -391,6 +672,9 @@ class Slot:
                 self.process.kill()
                 self.process.wait()
             self.process = None
+        if self.cgroup is not None:
+            self.cgroup.remove()
+            self.cgroup = None
         if self.tmp_root is not None:
             shutil.rmtree(self.tmp_root, ignore_errors=True)
             self.tmp_root = None
