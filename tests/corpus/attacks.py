@@ -1,0 +1,178 @@
+"""Cells that attack the sandbox itself rather than the checks: for tests/test_grader_sandbox.py.
+
+Each function returns the source of one notebook cell. The attacks print what
+they achieved (`FILLED`, `SEGMENTS`, `CMDLINES`...) so that a test can read it
+in the record's captured output; honest work lives in corpus/lab00.py.
+"""
+from __future__ import annotations
+
+WORK_N = 15_000_000  # the honest neighbour's own computation: about half a second of CPU
+
+
+def cpu_burner(token: str, processes: int = 24, threads: int = 1) -> str:
+    """Processes (named `token`, each in a session, so a scheduling autogroup, of its own) and GIL-free
+    threads that burn CPU, then hang."""
+    return f'''
+import ctypes, hashlib, os, threading
+libc = ctypes.CDLL(None)
+
+def burn():
+    block = bytes(1 << 20)
+    while True:
+        hashlib.sha256(block).digest()  # releases the GIL: threads really run in parallel
+
+def burner():
+    libc.prctl(15, {token.encode()!r}, 0, 0, 0)  # PR_SET_NAME: found by the test in /proc/*/comm
+    for _ in range({threads}):
+        threading.Thread(target=burn, daemon=True).start()
+    burn()
+
+for _ in range({processes}):
+    try:
+        middle = os.fork()
+        if middle == 0:
+            try:
+                os.setsid()
+                if os.fork() == 0:  # a grandchild whose parent exits: an orphan
+                    burner()
+            finally:
+                os._exit(0)
+        os.waitpid(middle, 0)
+    except OSError:
+        break
+for _ in range({threads}):
+    threading.Thread(target=burn, daemon=True).start()
+burn()
+'''
+
+
+def honest_work() -> str:
+    """A legitimate computation whose result the answers depend on: starved of CPU, it times out."""
+    return f"work = sum(i * i for i in range({WORK_N}))\n"
+
+
+def guarded(cells: list[str]) -> list[str]:
+    """Answer cells that count only when `honest_work` finished (its name is undefined otherwise)."""
+    expected = sum(i * i for i in range(WORK_N))
+    return [cell if cell.startswith("lab.") else f"if work == {expected}:\n    {cell}" for cell in cells]
+
+
+def scratch_filler(limit_bytes: int) -> str:
+    """Many files under RLIMIT_FSIZE in /dev/shm and /tmp until they are full (or `limit_bytes`)."""
+    return f'''
+import os
+written, chunk = 0, b"x" * (1 << 20)
+for folder in ("/dev/shm", "/tmp", os.getcwd()):
+    index = 0
+    while written < {limit_bytes}:
+        try:
+            with open(os.path.join(folder, f"fill-{{index}}"), "wb") as handle:
+                for _ in range(8):
+                    handle.write(chunk)
+                    written += len(chunk)
+        except OSError:
+            break
+        index += 1
+        if index % 4 == 0:
+            print("FILLING", written, flush=True)
+print("FILLED", written, flush=True)
+'''
+
+
+def scratch_reader() -> str:
+    return '''
+import os
+left = [os.path.join(folder, name) for folder in ("/dev/shm", "/tmp", "/var/tmp")
+        for name in (os.listdir(folder) if os.path.isdir(folder) else []) if name.startswith("fill-")]
+print("LEFT", len(left), flush=True)
+'''
+
+
+IPC_HELPERS = '''
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+libc.shmat.restype = ctypes.c_void_p
+libc.mq_open.restype = ctypes.c_int
+IPC_CREAT, O_CREAT, O_RDWR = 0o1000, 0o100, 0o2
+'''
+
+
+def ipc_writer(key: int, queue: str, secret: str) -> str:
+    """A System V shared memory segment and a POSIX queue, left behind on purpose."""
+    return IPC_HELPERS + f'''
+segment = libc.shmget({key}, 4096, IPC_CREAT | 0o666)
+address = libc.shmat(segment, None, 0)
+ctypes.memmove(address, {secret.encode()!r}, {len(secret)})
+queue = libc.mq_open({queue.encode()!r}, O_CREAT | O_RDWR, 0o666, None)
+print("CREATED", segment, queue, flush=True)
+'''
+
+
+def ipc_reader(queue: str) -> str:
+    return IPC_HELPERS + f'''
+with open("/proc/sysvipc/shm") as handle:
+    segments = handle.read().splitlines()[1:]
+queue = libc.mq_open({queue.encode()!r}, O_RDWR)
+print("SEGMENTS", len(segments), "QUEUE", "found" if queue >= 0 else "absent", flush=True)
+'''
+
+
+def link_planter(target: str) -> str:
+    """Links to a host folder, at the top and deep inside read-only folders, in the cwd and in /tmp."""
+    return f'''
+import os, tempfile
+target = {target!r}
+os.symlink(target, "link")
+os.symlink(os.path.join(target, "keep.txt"), "file-link")
+os.makedirs("nested/deeper/deepest")
+os.symlink(target, "nested/deeper/link")
+os.symlink(os.path.join(target, "inner"), "nested/link-inner")
+os.symlink(target, "nested/deeper/deepest/link")
+os.chmod("nested/deeper", 0o500)
+os.chmod("nested", 0o000)
+try:
+    shared = tempfile.mkdtemp(prefix="planted-", dir="/tmp")
+    os.symlink(target, os.path.join(shared, "link"))
+    os.chmod(shared, 0o500)
+except OSError as error:
+    print("no /tmp:", error)
+print("PLANTED", flush=True)
+'''
+
+
+def cmdline_reader() -> str:
+    return '''
+import os
+lines = []
+for entry in os.listdir("/proc"):
+    if entry.isdigit():
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                lines.append(handle.read().replace(b"\\0", b" ").decode(errors="replace"))
+        except OSError:
+            pass
+print("CMDLINES", len(lines))
+for line in lines:
+    print(line)
+'''
+
+
+def cell_clock_forger() -> str:
+    """Replayed {"cell": k} lines on the grader's socket, forever, so that the cell clock never runs out."""
+    return '''
+import os, stat, time
+sockets = []
+for name in os.listdir("/proc/self/fd"):
+    try:
+        if stat.S_ISSOCK(os.fstat(int(name)).st_mode):
+            sockets.append(int(name))
+    except (OSError, ValueError):
+        pass
+while True:
+    for fd in sockets:
+        try:
+            os.write(fd, b'{"cell": 0}\\n{"cell": 1}\\n')  # replays: the first cell, its own
+        except OSError:
+            pass
+    time.sleep(0.05)
+'''
