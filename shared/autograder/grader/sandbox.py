@@ -613,13 +613,14 @@ class Slot:
         except OSError as error:
             self.info.cgroups = Cgroups(reason=f"cannot create a cgroup: {error.strerror}")
             return None
-        cgroup.limit_cpu(1.0)
         return cgroup
 
     def _limit_cgroup(self) -> None:
-        """Memory and processes: what the warm zygote holds now, plus one student's budget."""
+        """Once the zygote is warm (its start-up is ours, not a student's, and runs unthrottled):
+        1 CPU, and memory and processes of what the zygote holds now plus one student's budget."""
         if self.cgroup is None:
             return
+        self.cgroup.limit_cpu(1.0)
         self.cgroup.limit_memory(self.cgroup.memory_usage() + self.limits.memory_bytes)
         self.cgroup.limit_processes(self.cgroup.tasks() + self.limits.processes)
 
