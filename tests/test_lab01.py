@@ -286,3 +286,45 @@ def test_the_issue_diagnoses_exist():
     for wanted in ("diagonal_masked", "wrong_triangle", "convention_inverted", "zero_inf_swapped", "padding_shape",
                    "window_too_wide", "combined_with_or"):
         assert wanted in named
+
+
+# ---------------------------------------------------------------- discrimination and fairness of the hidden cases
+@pytest.mark.parametrize("fill", [
+    lambda T: torch.full((T, T), -1e9, dtype=torch.bfloat16).triu(1),  # -1e9 in bf16 is -998244352
+    lambda T: torch.full((T, T), -1e4).triu(1),  # BERT's fill
+    lambda T: torch.full((T, T), torch.finfo(torch.float16).min, dtype=torch.float16).triu(1),
+], ids=["bf16-1e9", "fp32-1e4", "fp16-finfo-min"])
+def test_large_negative_fills_block_like_minus_infinity(fill):
+    for seed in (None, 7):
+        result = grade(with_("causal_mask", fill), exercise="causal_mask", seed=seed)["causal_mask"]
+        assert result.status == "passed", result.render("en")
+
+
+def _wrong_only_for(exercise, bad):
+    """The right function, except for the arguments `bad` accepts: there it returns the transposed mask."""
+    right = RIGHT[exercise]
+
+    def function(*args):
+        mask = right(*args)
+        return mask.transpose(-2, -1).contiguous() if bad(*args) else mask
+    return function
+
+
+@pytest.mark.parametrize("exercise,bad", [
+    ("causal_mask", lambda T: T == 11),
+    ("allowed_mask", lambda T: T == 2),
+    ("blocked_mask", lambda T: T in (7, 9)),
+    ("sliding_window_mask", lambda T, W: (T, W) == (9, 4)),
+    ("sliding_window_mask", lambda T, W: W == T + 1 and T > 4),
+    ("combined_mask", lambda lengths, T: T == 7),
+])
+def test_a_mask_wrong_for_one_size_of_the_taught_range_fails_for_every_seed(exercise, bad):
+    for seed in range(4):
+        result = grade(with_(exercise, _wrong_only_for(exercise, bad)), exercise=exercise, seed=seed)[exercise]
+        assert result.points == 0, (seed, result.render("en"))
+    assert grade(with_(exercise, _wrong_only_for(exercise, bad)), exercise=exercise)[exercise].points > 0
+
+
+def test_hidden_cases_depend_on_the_seed_and_the_exercise_only():
+    for exercise in lab01.EXERCISES:
+        assert [c.call for c in exercise.cases({}, 5)] == [c.call for c in exercise.cases({"anything": 1}, 5)]

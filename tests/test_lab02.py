@@ -345,6 +345,36 @@ def _nan_poison(attn_fn, T=8, d=4, seed=0):
     return True
 
 
+def _skips_the_output_just_before(attn_fn, T=8, d=4, seed=0):
+    """Compares outputs 0 … p-2 only: blind to a query that reads the very next key."""
+    g = torch.Generator().manual_seed(seed)
+    X = torch.randn(T, d, generator=g)
+    Y = attn_fn(X)
+    for p in range(2, T):
+        X2 = X.clone()
+        X2[p] = torch.randn(d, generator=g)
+        if not torch.allclose(Y[:p - 1], attn_fn(X2)[:p - 1], atol=1e-5, equal_nan=True):
+            return False
+    return True
+
+
+# What a student could write after studying the functions that `check` hands out: recognise the
+# correct ones by their bytecode (unwrapping the recorder) and call the rest non-causal.
+_CORRECT_CODE = {bugs02.compile_impl(name, wseed).__code__.co_code
+                 for name in ("attention", "position_wise", "prefix_mean") for wseed in (0, 987654)}
+
+
+def _fingerprint(attn_fn, T=8, d=4, seed=0):
+    attn_fn(torch.randn(T, d))  # one call, to look busy
+    inner = [cell.cell_contents for cell in (attn_fn.__closure__ or ()) if hasattr(cell.cell_contents, "__code__")]
+    return (inner[0] if inner else attn_fn).__code__.co_code in _CORRECT_CODE
+
+
+def _never_calls(attn_fn, T=8, d=4, seed=0):
+    inner = [cell.cell_contents for cell in (attn_fn.__closure__ or ()) if hasattr(cell.cell_contents, "__code__")]
+    return (inner[0] if inner else attn_fn).__code__.co_code in _CORRECT_CODE
+
+
 def _tiny_perturbation(attn_fn, T=8, d=4, seed=0):
     X = torch.randn(T, d, generator=torch.Generator().manual_seed(seed))
     Y = attn_fn(X)
@@ -361,17 +391,19 @@ TEST_SLIPS = [
      "dice True (causal) para todas las funciones"),
     ("always_false", lambda attn_fn, T=8, d=4, seed=0: False, 0, "says False (not causal) for every function",
      "dice False (no causal) para todas las funciones"),
-    ("only_last_position", _last_only, 4, "perturbs only the last token", "solo perturba el último token"),
+    ("missed_positions", _last_only, 4, "misses leaks that only some positions reveal",
+     "no ve fugas que solo revelan algunas posiciones"),
     ("crashes_on_nan", _asserting_finite, 4, "raised an error on a function whose output contains NaN",
      "lanzó un error con una función cuya salida contiene NaN"),
     ("raises_on_bug", _assert_close, 0, "raised an error (or did not finish) on a buggy function instead of returning False",
      "lanzó un error (o no terminó) con una función defectuosa"),
-    ("missed_nan", _no_finite_check, 4, "calls a function that returns NaN causal",
-     "llama causal a una función que devuelve NaN"),
+    ("no_evidence", _fingerprint, 0, "recognising a function by its code earns nothing",
+     "reconocer una función por su código no da puntos"),
     ("flags_correct", _demands_later_change, 0, "It does not require outputs at or after p to change",
      "No exige que cambien las salidas en p o después"),
     ("nan_perturbation", _nan_poison, 0, "perturbing with NaN", "perturbar con NaN"),
-    ("missed_bugs", _tiny_perturbation, 1, "It caught 1 of 5 bugs. Missed:", "Detectó 1 de 5 bugs."),
+    ("missed_bugs", _skips_the_output_just_before, 3, "It passed 3 of 5 checks. Missed: • mask off by one",
+     "Superó 3 de 5 comprobaciones."),
 ]
 
 
@@ -388,8 +420,8 @@ def test_each_weak_perturbation_test_is_named_in_two_languages(diagnosis, functi
 
 def test_feedback_names_the_bugs_a_test_missed():
     result = grade(with_("perturbation_test", _last_only), exercise="perturbation_test")["perturbation_test"]
-    assert "It caught 4 of 5 bugs. Missed: • a leak from one middle position" in result.render("en")
-    assert "Übersehen: • ein Leck aus einer mittleren Position" in result.render("de")
+    assert "It passed 4 of 5 checks. Missed: • a single leak at position(s) 1, 2, 3, 4, 5, 6:" in result.render("en")
+    assert "Nicht bestanden: • ein einzelnes Leck an Position(en) 1, 2, 3, 4, 5, 6" in result.render("de")
     assert "no mask" not in result.render("en")
     result = grade(with_("perturbation_test", _demands_later_change), exercise="perturbation_test")[
         "perturbation_test"]
@@ -400,7 +432,99 @@ def test_weak_tests_stay_weak_on_the_hidden_cases():
     for seed in range(3):
         result = grade(with_("perturbation_test", _last_only), exercise="perturbation_test", seed=seed)[
             "perturbation_test"]
-        assert result.diagnosis == "only_last_position" and result.points == 4
+        assert result.diagnosis == "missed_positions" and result.points == 4
+
+
+@pytest.mark.parametrize("skipped", range(1, 8))
+def test_skipping_any_single_position_loses_a_point(skipped):
+    """The reviewer's weak test perturbed only T//2 and T-1; any one position left out must cost."""
+    def skips_one(attn_fn, T=8, d=4, seed=0):
+        g = torch.Generator().manual_seed(seed)
+        X = torch.randn(T, d, generator=g)
+        Y = attn_fn(X)
+        for p in range(1, T):
+            X2 = X.clone()
+            X2[p] = torch.randn(d, generator=g)
+            if p != skipped and not torch.allclose(Y[:p], attn_fn(X2)[:p], atol=1e-5):
+                return False
+        return bool(torch.isfinite(Y).all())
+
+    for seed in (None, 3):
+        result = grade(with_("perturbation_test", skips_one), exercise="perturbation_test", seed=seed)[
+            "perturbation_test"]
+        assert result.points == 4 and result.diagnosis == "missed_positions", result.render("en")
+        assert str(skipped) in result.render("en")
+
+
+def test_the_reviewers_two_position_test_loses_a_point():
+    def two_positions(attn_fn, T=8, d=4, seed=0):
+        g = torch.Generator().manual_seed(seed)
+        X = torch.randn(T, d, generator=g)
+        Y = attn_fn(X)
+        for p in (T // 2, T - 1):
+            X2 = X.clone()
+            X2[p] = torch.randn(d, generator=g)
+            if not torch.isfinite(Y).all() or not torch.allclose(Y[:p], attn_fn(X2)[:p], atol=1e-5):
+                return False
+        return True
+
+    for seed in (None, 0, 1):
+        result = grade(with_("perturbation_test", two_positions), exercise="perturbation_test", seed=seed)[
+            "perturbation_test"]
+        assert result.points == 4 and result.diagnosis == "missed_positions"
+
+
+def test_nan_is_a_defect_not_a_leak():
+    """A test blind to NaN (or comparing with equal_nan=True) is right: a NaN output is not a leak."""
+    def literal(attn_fn, T=8, d=4, seed=0):
+        g = torch.Generator().manual_seed(seed)
+        X = torch.randn(T, d, generator=g)
+        Y = attn_fn(X)
+        for p in range(1, T):
+            X2 = X.clone()
+            X2[p] = torch.randn(d, generator=g)
+            if not torch.allclose(Y[:p], attn_fn(X2)[:p], atol=1e-5, equal_nan=True):
+                return False
+        return True
+
+    for function in (_no_finite_check, literal):
+        for seed in (None, 2):
+            result = grade(with_("perturbation_test", function), exercise="perturbation_test", seed=seed)[
+                "perturbation_test"]
+            assert result.status == "passed" and result.points == 5, result.render("en")
+
+
+@pytest.mark.parametrize("cheat", [_fingerprint, _never_calls])
+def test_a_test_that_reads_code_earns_no_more_than_return_true(cheat):
+    return_true = grade(with_("perturbation_test", lambda attn_fn, T=8, d=4, seed=0: True),
+                        exercise="perturbation_test", seed=4)["perturbation_test"]
+    result = grade(with_("perturbation_test", cheat), exercise="perturbation_test", seed=4)["perturbation_test"]
+    assert result.points <= return_true.points == 0
+    assert result.diagnosis == "no_evidence", result.render("en")
+
+
+def test_a_jacobian_read_off_the_code_earns_nothing():
+    def pattern_without_calling(attn_fn, T=6, d=4):
+        return torch.ones(T, T, dtype=torch.bool).tril()
+
+    result = grade(with_("jacobian_leaks", pattern_without_calling), exercise="jacobian_leaks")["jacobian_leaks"]
+    assert result.points == 0 and result.diagnosis == "no_evidence"
+
+
+@pytest.mark.parametrize("variant", ["leaks_only", "jacrev", "vectorized"])
+def test_right_jacobian_variants_get_full_marks(variant):
+    def leaks(attn_fn, T=6, d=4):
+        X = torch.randn(T, d, generator=torch.Generator().manual_seed(0))
+        if variant == "jacrev":
+            J = torch.func.jacrev(attn_fn)(X)
+        else:
+            J = torch.autograd.functional.jacobian(attn_fn, X, vectorize=variant == "vectorized")
+        pattern = J.abs().amax(dim=(1, 3)) > 0  # (T, T)
+        return pattern.triu(1) if variant == "leaks_only" else pattern  # the leaks alone, as the name suggests
+
+    for seed in (None, 1):
+        result = grade(with_("jacobian_leaks", leaks), exercise="jacobian_leaks", seed=seed)["jacobian_leaks"]
+        assert result.status == "passed" and result.points == 3, result.render("en")
 
 
 # ---------------------------------------------------------------- jacobian_leaks
@@ -426,7 +550,9 @@ JACOBIAN_SLIPS = [
      lambda attn_fn, T=6, d=4: torch.autograd.functional.jacobian(
          attn_fn, torch.randn(T, d, generator=torch.Generator().manual_seed(0))).abs().amax(dim=(1, 3)) > 0.05,
      "you missed weak dependencies", "se te escaparon dependencias débiles"),
-    ("wrong_values", lambda attn_fn, T=6, d=4: torch.ones(T, T, dtype=torch.bool).tril(),
+    ("no_evidence", lambda attn_fn, T=6, d=4: torch.ones(T, T, dtype=torch.bool).tril(),
+     "without calling the function it was given", "sin llamar a la función recibida"),
+    ("wrong_values", lambda attn_fn, T=6, d=4: (attn_fn(torch.randn(T, d)), torch.ones(T, T, dtype=torch.bool).tril())[1],
      "entry (1, 0) of your pattern is True, which is wrong for this function: • a position-wise function",
      "la entrada (1, 0) de tu patrón es True"),
 ]
@@ -452,7 +578,7 @@ def test_every_diagnosis_of_lab02_is_covered_here():
 def test_the_issue_diagnoses_exist():
     named = {name for exercise in lab02.EXERCISES for name in exercise.diagnosis_names()}
     for wanted in ("forgot_scale", "mask_after_softmax", "wrong_axis", "always_true", "always_false",
-                   "only_last_position", "crashes_on_nan", "diagonal_masked"):
+                   "missed_positions", "crashes_on_nan", "diagonal_masked", "no_evidence"):
         assert wanted in named
 
 
@@ -467,7 +593,14 @@ IMPLS = [impl.name for impl in bugs02.IMPLS]
 
 def test_the_issue_bugs_exist():
     assert {impl.name for impl in bugs02.PERTURBATION if not impl.forward_causal} == {
-        "no_mask", "off_by_one", "mask_after_softmax", "diagonal_masked", "middle_leak"}
+        "no_mask", "off_by_one", "mask_after_softmax", "diagonal_masked"}
+    exercise = lab02.LAB.exercise("perturbation_test")
+    for seed in (None, 5):
+        cases = exercise.cases({}, seed)
+        for T in {c.data["kwargs"]["T"] for c in cases}:
+            keys = sorted(c.data["key"] for c in cases if c.data.get("base") == bugs02.POSITION_LEAK
+                          and c.data["kwargs"]["T"] == T)
+            assert keys == list(range(1, T))  # one single-position leak per position p = 1 … T-1
     assert {impl.name for impl in bugs02.PERTURBATION if impl.forward_causal} == {
         "attention", "position_wise", "prefix_mean"}
     assert "gradient_leak" in {impl.name for impl in bugs02.JACOBIAN}
@@ -543,20 +676,34 @@ def test_a_correct_perturbation_test_flags_every_bug_and_passes_every_correct_fu
             assert perturbation_test(f, T=8 + seed % 3, d=2 + seed, seed=seed) == impl.forward_causal, impl.name
 
 
-def test_a_last_position_test_misses_only_the_middle_leak():
+@pytest.mark.parametrize("query,key", [(0, 1), (0, 7), (3, 4), (2, 6), (6, 7)])
+def test_a_position_leak_is_seen_only_by_perturbing_its_position(query, key):
+    f = _worker_function(bugs02.position_leak(query, key), wseed=3)
+    X = torch.randn(8, 4, generator=torch.Generator().manual_seed(1))
+    for p in range(8):
+        X2 = X.clone()
+        X2[p] += 1.0
+        moved = (f(X2) - f(X)).abs().amax(dim=-1)[:p] > 1e-6  # (p,): earlier outputs that moved
+        assert moved.nonzero().flatten().tolist() == ([query] if p == key else [])
+
+
+def test_a_last_position_test_misses_the_single_position_leaks_only():
     missed = {impl.name for impl in bugs02.PERTURBATION if not impl.forward_causal and _last_only(_worker_function(impl))}
-    assert missed == {"middle_leak"}
+    assert missed == set()
+    assert not _last_only(_worker_function(bugs02.position_leak(2, 7)))
+    assert _last_only(_worker_function(bugs02.position_leak(2, 5)))
 
 
 def test_a_test_that_hangs_on_one_bug_loses_that_bug_only():
     exercise = lab02.LAB.exercise("perturbation_test")
     cases = exercise.cases({})
-    verdicts = {impl.name: {"ok": impl.forward_causal} for impl in bugs02.PERTURBATION}
-    verdicts["off_by_one"] = {"timeout": True}
-    result = exercise.judge({}, cases, [verdicts[c.data["impl"]] for c in cases])
+    outputs = [run_call(RIGHT, case.call) for case in cases]  # a correct test, with its recorded calls
+    names = [c.data["impl"] for c in cases]
+    outputs[names.index("off_by_one")] = {"timeout": True}
+    result = exercise.judge({}, cases, outputs)
     assert result.points == 4 and result.diagnosis == "raises_on_bug"
     assert "• mask off by one" in result.render("en")
-    verdicts["attention"] = {"timeout": True}
-    result = exercise.judge({}, cases, [verdicts[c.data["impl"]] for c in cases])
+    outputs[names.index("attention")] = {"timeout": True}
+    result = exercise.judge({}, cases, outputs)
     assert result.status == "timeout" and result.points == 0
     assert "did not finish in time on the case perturbation_test(attention)" in result.render("en")

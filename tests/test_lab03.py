@@ -27,7 +27,7 @@ class CausalSelfAttention(nn.Module):
     dim = -1
     split = "ok"  # ok | single | no_transpose | merge_no_transpose | both_wrong | interleaved
     masked_heads = "all"  # all | first
-    padding = "keys"  # keys | ignored | queries | batch_on_heads
+    padding = "keys"  # keys | ignored | queries | short | batch_on_heads
     sdpa = False
 
     def __init__(self, d_model, n_heads):
@@ -61,6 +61,8 @@ class CausalSelfAttention(nn.Module):
                 allowed = allowed & real[:, None, None, :]
             elif self.padding == "queries":
                 allowed = allowed & real[:, None, :, None]
+            elif self.padding == "short":  # the last real token blocked as if it were padding
+                allowed = allowed & (torch.arange(T)[None, :] < torch.as_tensor(lengths)[:, None] - 1)[:, None, None, :]
             elif self.padding == "batch_on_heads":
                 allowed = allowed & (ones.tril() & real[:, None, :])  # (B, T, T) against (B, H, T, T)
         if self.sdpa:
@@ -176,8 +178,8 @@ CSA_SLIPS = [
     ("heads_wrong", dict(split="interleaved"), ("right with one head", "correcto con una cabeza"), 0),
     ("mask_not_shared", dict(masked_heads="first"), ("only the first head", "solo la primera cabeza"), 0),
     ("mask_batch_on_heads", dict(padding="batch_on_heads"), ("lands on head b", "cae en la cabeza b"), 3),
-    ("padding_ignored", dict(padding="ignored"), ("padding is ignored", "el padding se ignora"), 3),
-    ("padding_wrong", dict(padding="queries"), ("combine the two masks with AND", "combina las dos máscaras"), 3),
+    ("padding_ignored", dict(padding="ignored"), ("the key mask is missing", "falta la máscara de keys"), 3),
+    ("padding_wrong", dict(padding="short"), ("combine the two masks with AND", "combina las dos máscaras"), 3),
 ]
 
 
@@ -192,6 +194,28 @@ def test_each_attention_slip_is_named_in_two_languages(diagnosis, switches, text
     assert english in result.render("en")
     assert spanish in result.render("es")
     assert "§" in result.render("de")
+
+
+class ZeroedPadding(variant()):
+    """Zeroes the outputs at padded query positions: values chapter 05 calls meaningless."""
+
+    def forward(self, x, lengths=None):
+        out = super().forward(x, lengths)
+        if lengths is not None:
+            real = torch.arange(x.shape[1])[None, :] < torch.as_tensor(lengths)[:, None]  # (B, T)
+            out = out * real[:, :, None]
+        return out
+
+
+@pytest.mark.parametrize("module", [variant(padding="queries"), variant(padding="queries", sdpa=True),
+                                    ZeroedPadding, variant(sdpa=True)],
+                         ids=["query-rows-blocked", "query-rows-blocked-sdpa", "outputs-zeroed", "sdpa"])
+def test_any_convention_at_padded_query_positions_is_right(module):
+    """The reviewer's false negatives: what sits at padded query positions does not count."""
+    for seed in (None, 2):
+        result = grade({**solved(), "CausalSelfAttention": module}, exercise="CausalSelfAttention", seed=seed)[
+            "CausalSelfAttention"]
+        assert result.status == "passed" and result.points == 5, result.render("en")
 
 
 def test_every_attention_diagnosis_is_covered_here():
@@ -345,7 +369,7 @@ def test_decoder_sources_are_plain_data_shown_to_students():
     source = lab03.decoder_source("shifted_input")
     assert "BUG" in source and "torch.Generator().manual_seed" in source
     assert "BUG" not in lab03.decoder_source()
-    assert set(lab03.decoders()) == {"correct", *lab03.BUGS}
+    assert set(lab03.decoders()) == {"correct", *lab03.BUGS, "middle_leak"}
 
 
 # ---------------------------------------------------------------- prefix_test diagnoses
@@ -412,6 +436,25 @@ def skips_next_token(model_fn, vocab_size, T=8, seed=0):
     return True
 
 
+_CORRECT_DECODER = {lab03.decoder_function(None, vocab, seed).__code__.co_code
+                    for vocab, seed in ((11, 2024), (12, 987654))}
+
+
+def reads_the_code(model_fn, vocab_size, T=8, seed=0):
+    """Recognises the correct decoder by its bytecode (after one call to look busy)."""
+    model_fn(torch.zeros(1, T, dtype=torch.long))
+    inner = [c.cell_contents for c in (model_fn.__closure__ or ()) if hasattr(c.cell_contents, "__code__")]
+    return (inner[0] if inner else model_fn).__code__.co_code in _CORRECT_DECODER
+
+
+def position_zero_only(model_fn, vocab_size, T=8, seed=0):
+    """The reviewer's weak test: change every later token, compare position 0 only."""
+    ids = torch.randint(0, vocab_size, (1, T), generator=torch.Generator().manual_seed(seed))
+    changed = ids.clone()
+    changed[0, 1:] = (ids[0, 1:] + 1) % vocab_size
+    return torch.allclose(model_fn(ids)[:, 0], model_fn(changed)[:, 0], atol=1e-5)
+
+
 def inverted(model_fn, vocab_size, T=8, seed=0):
     return not prefix_test(model_fn, vocab_size, T, seed)
 
@@ -433,11 +476,14 @@ PREFIX_SLIPS = [
     (always_false, "always_false", 0, ("False for every decoder", "False para todos")),
     (compares_everything, "always_false", 0, ("False for every decoder", "False para todos")),
     (inverted, "rejects_correct", 0, ("correct decoder is not causal", "decodificador correcto no es causal")),
-    (last_token_only, "only_last_position", 4, ("except the one from a middle token", "menos la de un token intermedio")),
+    (last_token_only, "missed_positions", 4, ("a single position reads a later token", "una sola posición lee un token posterior")),
+    (position_zero_only, "missed_positions", 4, ("comparing position 0 alone", "comparar solo la posición 0")),
+    (reads_the_code, "no_evidence", 0, ("recognising a decoder by its code earns nothing",
+                                        "reconocer un decodificador por su código no da puntos")),
     (asserts, "crashes", 0, ("raised AssertionError instead of returning False",
                              "lanzó AssertionError en lugar de devolver False")),
-    (only_position_t, "only_last_position", 4, ("except the one from a middle token", "menos la de un token intermedio")),
-    (skips_next_token, "missed_bugs", 3, ("Each decoder it accepted", "Cada decodificador que aceptó")),
+    (only_position_t, "missed_positions", 4, ("at position(s) 0.", "en la(s) posición(es) 0.")),
+    (skips_next_token, "missed_bugs", 2, ("Each decoder it accepted", "Cada decodificador que aceptó")),
     (returns_none, "wrong_type", 0, ("expected bool, but got NoneType: did you forget `return`?", "¿olvidaste el `return`?")),
     (returns_text, "wrong_type", 0, ("expected bool, but got str", "se esperaba bool, pero llegó str")),
 ]
@@ -465,11 +511,29 @@ def test_every_prefix_test_diagnosis_is_covered_here():
 
 def test_missed_bugs_are_named_in_the_feedback():
     result = grade({**solved(), "prefix_test": last_token_only}, exercise="prefix_test")["prefix_test"]
-    assert "Your test said True for the leak from one middle token" in result.render("en")
-    assert "Dein Test sagte True für das Leck aus einem mittleren Token" in result.render("de")
-    assert "4 of the 5" in result.render("en")
+    assert "It accepted decoders in which a single position reads a later token, at position(s) 0, 1, 2, 3, 4, 5." \
+        in result.render("en")
+    assert "Dein Test hat 4 der 5 Prüfungen bestanden." in result.render("de")
     result = grade({**solved(), "prefix_test": always_true}, exercise="prefix_test")["prefix_test"]
     assert all(lab03.BUG_TEXT[bug]["en"] in result.render("en") for bug in lab03.BUGS)
+
+
+@pytest.mark.parametrize("skipped", range(7))
+def test_skipping_any_single_prefix_length_loses_a_point(skipped):
+    def skips_one(model_fn, vocab_size, T=8, seed=0):
+        return all(_prefix_ok(model_fn, vocab_size, T, seed, t) for t in range(T - 1) if t != skipped)
+
+    for seed in (None, 4):
+        result = grade({**solved(), "prefix_test": skips_one}, exercise="prefix_test", seed=seed)["prefix_test"]
+        assert result.points == 4 and result.diagnosis == "missed_positions", result.render("en")
+
+
+def _prefix_ok(model_fn, vocab_size, T, seed, t):
+    g = torch.Generator().manual_seed(seed + t)
+    ids = torch.randint(0, vocab_size, (2, T), generator=g)
+    changed = ids.clone()
+    changed[:, t + 1:] = (ids[:, t + 1:] + torch.randint(1, vocab_size, (2, T - t - 1), generator=g)) % vocab_size
+    return torch.allclose(model_fn(ids)[:, : t + 1], model_fn(changed)[:, : t + 1], atol=1e-5)
 
 
 def test_changing_one_later_token_at_a_time_is_a_correct_prefix_test():
@@ -517,7 +581,9 @@ def test_a_test_that_crashes_on_the_correct_decoder_is_an_error():
 def test_hidden_cases_use_other_vocabularies_lengths_and_weights():
     cases = lab03.LAB.exercise("prefix_test").cases({}, seed=11)
     hidden = [c for c in cases if not c.public]
-    assert len(hidden) == 1 + len(lab03.BUGS)
+    T = hidden[0].call["kwargs"]["T"]
+    assert len(hidden) == 1 + len(lab03.BUGS) + T - 1  # one single-position leak at each t = 0 … T-2
+    assert sorted(c.data["leak"][0] for c in hidden if c.data["leak"]) == list(range(T - 1))
     assert hidden[0].call["kwargs"]["T"] != 8 or hidden[0].call["args"][1] != lab03.PUBLIC_VOCAB
     results = grade({**solved(), "prefix_test": last_token_only}, exercise="prefix_test", seed=11)
     assert results["prefix_test"].points == 4

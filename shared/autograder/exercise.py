@@ -47,6 +47,7 @@ class Result:
     status: str  # passed | failed | not_answered | missing | error | timeout
     feedback: list[Feedback] = field(default_factory=list)
     diagnosis: str | None = None  # name of the recognised mistake, if any
+    revealed: list[Feedback] | None = None  # the full feedback, where `feedback` hides hidden inputs
 
     def render(self, lang: str) -> str:
         return " ".join(item.render(lang) for item in self.feedback)

@@ -10,7 +10,9 @@ elsewhere, on data the student's code can no longer touch.
 Encoded values:
   {"__tensor__": nested list, "dtype": "float32", "shape": [..]}  a tensor or array
   {"__tuple__": [...]}                                            a tuple
-  {"__function__": source, "name": "f"}                           a function (arguments only)
+  {"__function__": source, "name": "f", "record": true}           a function (arguments only); with
+                                                                  "record", the call's result also lists
+                                                                  the inputs it was called with ("calls")
   {"__object__": "TypeName", "repr": "..."}                       anything else returned
 """
 from __future__ import annotations
@@ -20,6 +22,11 @@ from typing import Any
 
 MAX_ELEMENTS = 100_000
 MAX_REPR = 200
+MAX_RECORDED_CALLS = 64  # inputs a student's test passed to a recorded function, kept as evidence
+MAX_RECORDED_ELEMENTS = 4096
+
+# Recorders created while decoding the arguments of the current call (see run_call).
+_recorders: list[list] = []
 
 
 class NotAnswered(Exception):
@@ -43,13 +50,53 @@ def decode_arg(value: Any) -> Any:
             torch = _torch()
             namespace.update(torch=torch, F=torch.nn.functional, nn=torch.nn)
             exec(compile(value["__function__"], f"<{value['name']}>", "exec"), namespace)
-            return namespace[value["name"]]
+            function = namespace[value["name"]]
+            return _recording(function) if value.get("record") else function
         if "__tuple__" in value:
             return tuple(decode_arg(v) for v in value["__tuple__"])
         return {k: decode_arg(v) for k, v in value.items()}
     if isinstance(value, list):
         return [decode_arg(v) for v in value]
     return value
+
+
+def _recording(function):
+    """The function, noting each input it is called with: a student's test must show its evidence.
+
+    The grader re-runs its own copy of the function on these inputs: a verdict
+    "not causal" counts only when two recorded inputs reveal the leak.
+    """
+    calls: list = []
+    _recorders.append(calls)
+
+    def candidate(*args, **kwargs):
+        if len(calls) < MAX_RECORDED_CALLS and args:
+            calls.append(_snapshot(args[0]))
+        return function(*args, **kwargs)
+
+    candidate.__name__ = candidate.__qualname__ = getattr(function, "__name__", "candidate")
+    return candidate
+
+
+def _snapshot(value: Any) -> Any:
+    """A recorded input as plain data (None when it is too large or not a tensor of numbers)."""
+    try:
+        type_name = type(value).__module__
+        if type_name.startswith("torch") and hasattr(value, "shape"):
+            if value.numel() > MAX_RECORDED_ELEMENTS or value.is_complex():
+                return None
+            return _encode_array(value)
+        import numpy as np
+
+        array = np.asarray(value)
+        if array.dtype.kind not in "biuf" or array.size > MAX_RECORDED_ELEMENTS:
+            return None
+        return _encode_array(array)
+    except Exception:  # a functorch wrapper (torch.func.jacrev) has no values to read, but a shape
+        try:
+            return {"__shape__": [int(n) for n in value.shape]}
+        except Exception:
+            return None
 
 
 def _float_list(values):
@@ -121,6 +168,16 @@ def run_call(namespace: dict, call: dict) -> dict:
     if target not in namespace:
         return {"missing": target}
     obj = namespace[target]
+    _recorders.clear()
+    output = _run(namespace, obj, call)
+    if _recorders:
+        output["calls"] = [list(calls) for calls in _recorders]
+        _recorders.clear()
+    return output
+
+
+def _run(namespace: dict, obj: Any, call: dict) -> dict:
+    target = call["target"]
     try:
         if call["kind"] == "value":
             if obj is Ellipsis:

@@ -65,6 +65,12 @@ def targets(root: Path = ROOT) -> list[Target]:
     return found
 
 
+def lab_id(name: str) -> str | None:
+    """`lab02` for `lab02_causal_attention`: the id the grader checks a submission against."""
+    match = re.match(r"(lab\d\d)(?:_|$)", name)
+    return match.group(1) if match else None
+
+
 def read_source(target: Target) -> nbformat.NotebookNode:
     """The source as an unexecuted notebook with the book's metadata and stable cell ids."""
     notebook = jupytext.reads(target.source.read_text(encoding="utf-8"), fmt=SOURCE_FORMAT)
@@ -75,6 +81,7 @@ def read_source(target: Target) -> nbformat.NotebookNode:
         "labbook": {
             "kind": target.kind,
             "source": target.source.relative_to(ROOT).as_posix() if target.source.is_relative_to(ROOT) else target.source.name,
+            **({"lab": lab_id(target.name)} if target.part == "solutions" and lab_id(target.name) else {}),
         },
     })
     for index, cell in enumerate(notebook.cells):

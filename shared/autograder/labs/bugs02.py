@@ -93,7 +93,7 @@ IMPLS: tuple[Impl, ...] = (
     visible = (j <= i) | (j == T // 2)                   # (T, T)
     weights = torch.softmax(scores.masked_fill(~visible, float("-inf")), dim=-1)
     return weights @ V
-''', False, _middle_pattern, True, True),
+''', False, _middle_pattern, False, True),
     Impl("gradient_leak", '''\
     hard = F.one_hot(scores.masked_fill(j > i, float("-inf")).argmax(dim=-1), T).to(X.dtype)  # (T, T)
     soft = torch.softmax(scores, dim=-1)                 # surrogate for the gradient, without the mask
@@ -105,6 +105,36 @@ IMPLS: tuple[Impl, ...] = (
 BY_NAME = {impl.name: impl for impl in IMPLS}
 PERTURBATION = tuple(impl for impl in IMPLS if impl.perturbation)
 JACOBIAN = tuple(impl for impl in IMPLS if impl.jacobian)
+POSITION_LEAK = "position_leak"
+
+
+def position_leak(query: int, key: int) -> Impl:
+    """Causal attention in which ONE earlier query also reads ONE later key: only perturbing `key` shows it.
+
+    A test that skips position `key`, or compares only some earlier outputs,
+    misses it; the grader draws one such bug per position.
+    """
+    assert 0 <= query < key
+
+    def pattern(T: int) -> np.ndarray:
+        allowed = _tril(T)
+        if key < T:
+            allowed[query, key] = True
+        return allowed
+
+    body = f'''\
+    visible = (j <= i) | ((i == {query}) & (j == {key}))  # (T, T)
+    weights = torch.softmax(scores.masked_fill(~visible, float("-inf")), dim=-1)
+    return weights @ V
+'''
+    return Impl(f"{POSITION_LEAK}_{query}_{key}", body, False, pattern, True, True)
+
+
+def impl_of(data: dict) -> Impl:
+    """The Impl a case's data names: one of IMPLS, or a position leak with its query and key."""
+    if data["impl"] == POSITION_LEAK:
+        return position_leak(int(data["query"]), int(data["key"]))
+    return BY_NAME[data["impl"]]
 
 
 def source(impl: Impl | str, wseed: int = 0) -> str:
@@ -112,9 +142,15 @@ def source(impl: Impl | str, wseed: int = 0) -> str:
     return PRELUDE.format(wseed=int(wseed)) + impl.body
 
 
-def as_arg(impl: Impl | str, wseed: int = 0) -> dict:
-    """The function as a call argument: the worker compiles it and hands the student a callable."""
-    return {"__function__": source(impl, wseed), "name": FUNCTION_NAME}
+def as_arg(impl: Impl | str, wseed: int = 0, record: bool = False) -> dict:
+    """The function as a call argument: the worker compiles it and hands the student a callable.
+
+    With `record`, the worker notes every input the student's test passes to it (evidence).
+    """
+    arg = {"__function__": source(impl, wseed), "name": FUNCTION_NAME}
+    if record:
+        arg["record"] = True
+    return arg
 
 
 def compile_impl(impl: Impl | str, wseed: int = 0):

@@ -19,7 +19,11 @@ from .. import i18n
 from ..exercise import Array, Case, Exercise, Feedback, Result, close, describe, first_difference, value_mismatch
 from . import LabSpec
 
-BLOCK = -1e9  # any value <= this counts as -inf in an additive mask
+# Any value <= this counts as -inf in an additive mask: -1e4 (BERT's fill, safe in fp16), -1e9 stored in
+# bf16 (-998244352) and finfo.min all block as well as -inf does next to finite scores.
+BLOCK = -1e4
+# Every T of the taught range is a hidden case (T = 1 included): a mask wrong for one size fails.
+HIDDEN_T = tuple(range(1, 13))
 
 
 # ---------------------------------------------------------------- helpers shared with lab02
@@ -50,7 +54,7 @@ def is_torch_bool(value: Any) -> bool:
 
 
 def as_additive(values: np.ndarray) -> np.ndarray:
-    """Float mask with every value <= -1e9 read as -inf."""
+    """Float mask with every value <= BLOCK read as -inf."""
     values = np.asarray(values, dtype=float)
     return np.where(values <= BLOCK, -np.inf, values)
 
@@ -191,11 +195,7 @@ class CausalMask(TensorExercise):
 
     def cases(self, ctx, seed=None):
         sizes = [4, 1, 6]
-        if seed is not None:
-            rng = rng_for(seed, self.id)
-            sizes_hidden = [int(n) for n in rng.integers(2, 11, size=2)]
-        else:
-            sizes_hidden = []
+        sizes_hidden = list(HIDDEN_T) + [int(rng_for(seed, self.id).integers(13, 33))] if seed is not None else []
         return ([Case(f"causal_mask({T})", {"kind": "call", "target": self.id, "args": [T]}, data={"T": T})
                  for T in sizes]
                 + [Case(f"causal_mask({T})", {"kind": "call", "target": self.id, "args": [T]}, public=False,
@@ -229,10 +229,7 @@ class BoolSquareMask(TensorExercise):
     sizes = (4, 1, 6)
 
     def cases(self, ctx, seed=None):
-        hidden = []
-        if seed is not None:
-            rng = rng_for(seed, self.id)
-            hidden = [int(n) for n in rng.integers(2, 11, size=2)]
+        hidden = list(HIDDEN_T) + [int(rng_for(seed, self.id).integers(13, 33))] if seed is not None else []
         return ([Case(f"{self.id}({T})", {"kind": "call", "target": self.id, "args": [T]}, data={"T": T})
                  for T in self.sizes]
                 + [Case(f"{self.id}({T})", {"kind": "call", "target": self.id, "args": [T]}, public=False,
@@ -289,13 +286,15 @@ class LengthsExercise(TensorExercise):
         hidden = []
         if seed is not None:
             rng = rng_for(seed, self.id)
-            for _ in range(2):
-                T = int(rng.integers(2, 9))
+            # Every T from 1 to 8, batches of one to four, and the edge lengths 1 and T each time.
+            for T in range(1, 9):
                 B = int(rng.integers(1, 5))
                 lengths = [int(n) for n in rng.integers(1, T + 1, size=B)]
+                lengths[0] = T  # one full sequence, as in a real batch
                 if B > 1:
-                    lengths[int(rng.integers(0, B))] = T  # one full sequence, as in a real batch
-                hidden.append((lengths, T, bool(rng.integers(0, 2))))
+                    lengths[-1] = 1
+                hidden.append((lengths, T, bool(T % 2)))
+            hidden.append(([1, 1, 1], 3, True))
         out = []
         for public, group in ((True, specs), (False, hidden)):
             for lengths, T, as_tensor in group:
@@ -384,10 +383,8 @@ class SlidingWindowMask(TensorExercise):
         specs = [(6, 3), (5, 1), (4, 4), (3, 5)]
         hidden = []
         if seed is not None:
-            rng = rng_for(seed, self.id)
-            for _ in range(2):
-                T = int(rng.integers(4, 11))
-                hidden.append((T, int(rng.integers(2, T))))
+            # Every window of the taught range: T = 1 … 10 and W = 1 … T + 1 (a window wider than T is causal).
+            hidden = [(T, W) for T in range(1, 11) for W in range(1, T + 2)]
         return ([Case(f"sliding_window_mask({T}, {W})", {"kind": "call", "target": self.id, "args": [T, W]},
                       data={"T": T, "W": W}) for T, W in specs]
                 + [Case(f"sliding_window_mask({T}, {W})", {"kind": "call", "target": self.id, "args": [T, W]},

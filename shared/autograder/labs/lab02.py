@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import i18n
+from .. import evidence, i18n
 from ..exercise import Array, Case, Exercise, Feedback, Result, close, decode, describe, first_difference, value_mismatch
 from . import LabSpec, bugs02
 from .lab01 import TensorExercise, is_torch_bool, is_torch_float, rng_for, shape_str, tensor_arg
@@ -78,28 +78,38 @@ class CausalAttention(TensorExercise):
 
     # (leading dims, T, d_k, d_v, scale of Q and K)
     PUBLIC = (((), 4, 3, 3, 1.5), ((2, 2), 5, 4, 3, 1.0), ((1,), 6, 8, 2, 1.0))
+    # Hidden shapes, always all of them: the edges of the input domain (T = 1, d_k = 1, d_v = 1,
+    # one or two leading dims, float64); the seed draws their values and two more random shapes.
+    HIDDEN = (((), 1, 3, 2, 1.0, "float32"), ((3,), 1, 1, 1, 1.0, "float32"), ((), 5, 1, 2, 2.0, "float32"),
+              ((2,), 4, 2, 1, 1.0, "float32"), ((2, 3), 3, 4, 2, 1.2, "float32"), ((), 7, 5, 4, 1.0, "float64"),
+              ((2,), 6, 3, 3, 1.5, "float64"), ((1, 1, 2), 2, 2, 2, 1.0, "float32"))
 
     def cases(self, ctx, seed=None):
-        specs = [(shape, T, dk, dv, scale, 1000 + n, True) for n, (shape, T, dk, dv, scale) in enumerate(self.PUBLIC)]
+        specs = [(shape, T, dk, dv, scale, 1000 + n, True, "float32")
+                 for n, (shape, T, dk, dv, scale) in enumerate(self.PUBLIC)]
         if seed is not None:
             rng = rng_for(seed, self.id)
+            for lead, T, dk, dv, scale, dtype in self.HIDDEN:
+                specs.append((lead, T, dk, dv, scale, int(rng.integers(0, 2**31)), False, dtype))
             for n in range(2):
                 lead = tuple(int(x) for x in rng.integers(1, 4, size=int(rng.integers(0, 3))))
-                specs.append((lead, int(rng.integers(3, 8)), int(rng.integers(2, 9)), int(rng.integers(1, 6)),
-                              float(rng.uniform(0.8, 1.6)), int(rng.integers(0, 2**31)), False))
+                specs.append((lead, int(rng.integers(2, 9)), int(rng.integers(1, 9)), int(rng.integers(1, 6)),
+                              float(rng.uniform(0.8, 1.6)), int(rng.integers(0, 2**31)), False, "float32"))
         cases = []
-        for lead, T, dk, dv, scale, data_seed, public in specs:
+        for lead, T, dk, dv, scale, data_seed, public, dtype in specs:
             rng = np.random.default_rng(data_seed)
             Q = np.round(rng.normal(size=(*lead, T, dk)) * scale, 4)
             K = np.round(rng.normal(size=(*lead, T, dk)) * scale, 4)
             V = np.round(rng.normal(size=(*lead, T, dv)), 4)
             name = f"Q, K {shape_str((*lead, T, dk))}, V {shape_str((*lead, T, dv))}"
+            if dtype != "float32":
+                name += f", {dtype}"
             cases.append(Case(
                 name,
                 {"kind": "call", "target": self.id,
-                 "args": [tensor_arg(Q, "float32"), tensor_arg(K, "float32"), tensor_arg(V, "float32")]},
+                 "args": [tensor_arg(Q, dtype), tensor_arg(K, dtype), tensor_arg(V, dtype)]},
                 public=public,
-                data={"Q": Q.tolist(), "K": K.tolist(), "V": V.tolist(), "batched": bool(lead)},
+                data={"Q": Q.tolist(), "K": K.tolist(), "V": V.tolist(), "batched": bool(lead), "dtype": dtype},
             ))
         return cases
 
@@ -135,7 +145,8 @@ class CausalAttention(TensorExercise):
         return self.passed()
 
     def judge_one(self, case: Case, got: Any) -> Result | None:
-        Q, K, V = (f32(case.data[name]) for name in ("Q", "K", "V"))
+        as_input = f32 if case.data.get("dtype", "float32") == "float32" else np.asarray
+        Q, K, V = (as_input(case.data[name]) for name in ("Q", "K", "V"))
         T = Q.shape[-2]
         right_w, slips = weights_and_slips(Q, K)
         right_out = right_w @ V
@@ -157,7 +168,7 @@ class CausalAttention(TensorExercise):
         if not close(weights, right_w, ATOL):
             for name, slip in slips:
                 if name == "diagonal_masked":
-                    if close(weights[..., 1:, :], slip[..., 1:, :], SLIP_ATOL):
+                    if T > 1 and close(weights[..., 1:, :], slip[..., 1:, :], SLIP_ATOL):
                         return self.diagnose(name)
                 elif close(weights, slip, SLIP_ATOL):
                     return self.diagnose(name)
@@ -197,32 +208,20 @@ def _verdict(value: Any) -> bool | None:
 
 
 class StudentTest(Exercise):
-    """A test written by the student, run on the functions of bugs02."""
+    """A test written by the student, run on the functions of bugs02 (each case: one function)."""
 
     section = "07 §1"
     sections: dict[str, str] = {}
-    impls: tuple[bugs02.Impl, ...] = ()
     public_kwargs: dict = {}
-    hidden_impls: tuple[str, ...] | None = None  # the grader re-runs these with its seed (None: all)
 
     def call(self, impl: bugs02.Impl, wseed: int, kwargs: dict) -> dict:
-        return {"kind": "call", "target": self.id, "args": [bugs02.as_arg(impl, wseed)], "kwargs": kwargs}
+        return {"kind": "call", "target": self.id, "args": [bugs02.as_arg(impl, wseed, record=True)],
+                "kwargs": kwargs}
 
-    def hidden_kwargs(self, rng: np.random.Generator) -> dict:
-        raise NotImplementedError
-
-    def cases(self, ctx, seed=None):
-        kwargs = dict(self.public_kwargs)
-        cases = [Case(f"{self.id}({impl.name})", self.call(impl, 0, kwargs), data={"impl": impl.name, "kwargs": kwargs})
-                 for impl in self.impls]
-        if seed is not None:
-            rng = rng_for(seed, self.id)
-            wseed = int(rng.integers(1, 2**31))
-            kwargs = self.hidden_kwargs(rng)
-            hidden = [impl for impl in self.impls if self.hidden_impls is None or impl.name in self.hidden_impls]
-            cases += [Case(f"{self.id}({impl.name}, {kwargs})", self.call(impl, wseed, kwargs), public=False,
-                           data={"impl": impl.name, "kwargs": kwargs}) for impl in hidden]
-        return cases
+    def case(self, impl: bugs02.Impl, wseed: int, kwargs: dict, public: bool, **data) -> Case:
+        label = f"{self.id}({impl.name})" if public else f"{self.id}({impl.name}, {kwargs})"
+        return Case(label, self.call(impl, wseed, kwargs), public=public,
+                    data={"impl": impl.name, "kwargs": kwargs, "wseed": wseed, **data})
 
     def judge(self, ctx, cases, outputs):
         for output in outputs:
@@ -250,25 +249,99 @@ class StudentTest(Exercise):
                                           "message": error.get("message", "")}))
 
 
-class PerturbationTest(StudentTest):
-    id = "perturbation_test"
-    impls = bugs02.PERTURBATION
-    points = float(sum(not impl.forward_causal for impl in bugs02.PERTURBATION))  # 1 point per bug caught
-    sections = {"only_last_position": "07 §6", "nan_perturbation": "07 §6", "missed_nan": "08 §3"}
-    diagnoses = ("always_true", "always_false", "flags_correct", "nan_perturbation", "only_last_position",
-                 "crashes_on_nan", "raises_on_bug", "missed_nan", "missed_bugs")
+def _impl_data(case: Case) -> dict:
+    return {"impl": case.data.get("base", case.data["impl"]), **{k: case.data[k] for k in ("query", "key")
+                                                                 if k in case.data}}
 
-    def hidden_kwargs(self, rng):
-        return {"T": int(rng.integers(6, 11)), "d": int(rng.integers(2, 7)), "seed": int(rng.integers(1, 10_000))}
+
+def leak_witnessed(case: Case, output: dict) -> bool:
+    """The test's recorded calls on this buggy function show an earlier output moving (trusted re-run)."""
+    inputs = evidence.recorded_inputs(output)
+    if not inputs:
+        return False
+    function = _trusted(bugs02.impl_of(_impl_data(case)), case.data["wseed"])
+
+    def run(x: np.ndarray) -> np.ndarray:
+        import torch
+
+        if x.ndim < 2 or x.shape[-2] > 64 or x.shape[-1] > 64 or x.ndim > 4:
+            raise ValueError("not an input of this exercise")
+        with torch.no_grad():
+            return function(torch.tensor(x, dtype=torch.float64)).numpy()
+
+    return evidence.witnessed(inputs, run, feature_dims=1)
+
+
+_TRUSTED: dict[tuple, Any] = {}
+
+
+def _trusted(impl: bugs02.Impl, wseed: int):
+    key = (impl.name, int(wseed))
+    if key not in _TRUSTED:
+        if len(_TRUSTED) > 512:
+            _TRUSTED.clear()
+        _TRUSTED[key] = bugs02.compile_impl(impl, wseed)
+    return _TRUSTED[key]
+
+
+class PerturbationTest(StudentTest):
+    """perturbation_test(attn_fn, T, d, seed) -> bool, graded on correct and buggy functions.
+
+    Five points, one per check: three whole-mask bugs (no mask, off by one,
+    mask after the softmax), the position sweep (for every p = 1 … T-1 one
+    function in which a single earlier query also reads key p: all must be
+    caught), and the NaN rule (a function whose output is not finite is a
+    defect, not a leak: either verdict is right, but the test must answer with
+    a bool). A bug counts as caught only when the test said False AND its
+    recorded calls show the leak. Nothing counts unless every correct function
+    gets True.
+    """
+
+    id = "perturbation_test"
+    LEAK_BUGS = ("no_mask", "off_by_one", "mask_after_softmax")
+    NAN_DEFECT = "diagonal_masked"
+    CORRECT = ("attention", "position_wise", "prefix_mean")
+    CHECKS = LEAK_BUGS + ("positions", "nan_rule")
+    points = float(len(CHECKS))
+    public_T = 8  # the signature's default: perturbation_test(attn_fn, T=8, d=4, seed=0)
+    sections = {"missed_positions": "07 §6", "nan_perturbation": "07 §6", "crashes_on_nan": "08 §3",
+                "no_evidence": "07 §1"}
+    diagnoses = ("always_true", "always_false", "flags_correct", "nan_perturbation", "missed_positions",
+                 "crashes_on_nan", "raises_on_bug", "no_evidence", "missed_bugs")
+
+    def run_set(self, T: int, kwargs: dict, wseed: int, rng: np.random.Generator, public: bool) -> list[Case]:
+        # The hidden set (other T, d, weights) re-runs the correct functions and the position sweep; the
+        # whole-mask bugs show at any size, so the public set decides them.
+        names = self.CORRECT + self.LEAK_BUGS + (self.NAN_DEFECT,) if public else self.CORRECT
+        cases = [self.case(bugs02.BY_NAME[name], wseed, kwargs, public) for name in names]
+        for key in range(1, T):
+            query = int(rng.integers(0, key))
+            cases.append(self.case(bugs02.position_leak(query, key), wseed, kwargs, public,
+                                   base=bugs02.POSITION_LEAK, query=query, key=key, T=T))
+        return cases
+
+    def cases(self, ctx, seed=None):
+        cases = self.run_set(self.public_T, {"T": self.public_T}, 0, np.random.default_rng(0), True)
+        if seed is not None:
+            rng = rng_for(seed, self.id)
+            T = int(rng.integers(6, 11))
+            kwargs = {"T": T, "d": int(rng.integers(2, 7)), "seed": int(rng.integers(1, 10_000))}
+            cases += self.run_set(T, kwargs, int(rng.integers(1, 2**31)), rng, False)
+        return cases
 
     def judge_runs(self, cases, outputs):
-        verdicts: dict[str, list] = {}
+        verdicts: dict[str, list] = {}  # check or correct function -> verdicts (True, False, "error", "unsupported")
+        missed_keys: list[int] = []
         for case, output in zip(cases, outputs):
-            impl = bugs02.BY_NAME[case.data["impl"]]
+            name = case.data.get("base", case.data["impl"])
+            group = "positions" if name == bugs02.POSITION_LEAK else ("nan_rule" if name == self.NAN_DEFECT
+                                                                      else name)
             if "ok" not in output:
-                if impl.forward_causal:
+                if name in self.CORRECT:
                     return self.crashed(case, output)
-                verdicts.setdefault(impl.name, []).append("error")
+                verdicts.setdefault(group, []).append("error")
+                if group == "positions":
+                    missed_keys.append(case.data["key"])
                 continue
             value = decode(output["ok"])
             verdict = _verdict(value)
@@ -277,36 +350,50 @@ class PerturbationTest(StudentTest):
                                    Feedback("common.wrong_shape", {"case": case.name, "expected": "bool",
                                                                    "got": describe(value)}),
                                    diagnosis="wrong_shape")
-            verdicts.setdefault(impl.name, []).append(verdict)
-        correct = [impl.name for impl in self.impls if impl.forward_causal]
-        bugs = [impl.name for impl in self.impls if not impl.forward_causal]
-        flagged = [name for name in correct if not all(v is True for v in verdicts[name])]
+            if verdict is False and group not in self.CORRECT and group != "nan_rule" \
+                    and not leak_witnessed(case, output):
+                verdict = "unsupported"
+            if group == "positions" and verdict is not False:
+                missed_keys.append(case.data["key"])
+            verdicts.setdefault(group, []).append(verdict)
+        flagged = [name for name in self.CORRECT if not all(v is True for v in verdicts[name])]
         said = [v for vs in verdicts.values() for v in vs]
         if flagged:
-            if all(v is False for v in said):
+            if all(v is False for v in said if v != "unsupported"):
                 return self.diagnose_test("always_false")
             if flagged == ["attention"]:
                 return self.diagnose_test("nan_perturbation")
             return self.diagnose_test("flags_correct", extra=[Feedback(f"lab02.impl.{n}") for n in flagged])
-        caught = [name for name in bugs if all(v is False for v in verdicts[name])]
-        missed = [name for name in bugs if name not in caught]
+        caught = [check for check in self.LEAK_BUGS + ("positions",) if all(v is False for v in verdicts[check])]
+        nan_ok = all(v in (True, False) for v in verdicts["nan_rule"])
+        if nan_ok and caught:  # answering with a bool is worth a point only in a test that finds something
+            caught.append("nan_rule")
+        missed = [check for check in self.CHECKS if check not in caught]
         if not missed:
-            return self.passed(Feedback("lab02.caught_all", {"n": len(bugs)}))
-        if all(v is True for v in said):
-            return self.diagnose_test("always_true")
-        crashed = [name for name in bugs if "error" in verdicts[name]]
-        if crashed == ["diagonal_masked"]:
-            diagnosis = "crashes_on_nan"
-        elif crashed:
+            return self.passed(Feedback("lab02.caught_all", {}))
+        bug_verdicts = [v for check in self.LEAK_BUGS + ("positions",) for v in verdicts[check]]
+        if all(v is True for v in bug_verdicts):
+            diagnosis = "always_true" if nan_ok else "crashes_on_nan"
+        elif "unsupported" in bug_verdicts:
+            diagnosis = "no_evidence"
+        elif "error" in bug_verdicts:
             diagnosis = "raises_on_bug"
-        elif missed == ["middle_leak"]:
-            diagnosis = "only_last_position"
-        elif missed == ["diagonal_masked"]:
-            diagnosis = "missed_nan"
+        elif missed == ["nan_rule"]:
+            diagnosis = "crashes_on_nan"
+        elif missed == ["positions"]:
+            diagnosis = "missed_positions"
         else:
             diagnosis = "missed_bugs"
-        listing = [Feedback("lab02.missed", {"caught": len(caught), "total": len(bugs)})]
-        listing += [Feedback(f"lab02.impl.{name}") for name in missed]
+        listing = [Feedback("lab02.missed", {"caught": len(caught), "total": len(self.CHECKS)})]
+        for check in missed:
+            if check == "positions":
+                keys = ", ".join(str(k) for k in sorted(set(missed_keys)))
+                listing.append(Feedback("lab02.impl.position_leaks", {"positions": keys}))
+            elif check == "nan_rule":
+                if not nan_ok:
+                    listing.append(Feedback("lab02.impl.nan_rule"))
+            else:
+                listing.append(Feedback(f"lab02.impl.{check}"))
         return self.diagnose_test(diagnosis, points=float(len(caught)), extra=listing)
 
     def diagnose_test(self, diagnosis: str, points: float = 0.0, extra: list[Feedback] | None = None) -> Result:
@@ -315,25 +402,48 @@ class PerturbationTest(StudentTest):
 
 
 class JacobianLeaks(StudentTest):
+    """jacobian_leaks(attn_fn, T, d) -> bool (T, T): which outputs depend on which inputs, per autograd.
+
+    The whole dependence pattern is the answer; the leaking cells alone (above
+    the diagonal, what the name suggests) are accepted too, if used for every
+    function. A case counts only if the test called the function on an input
+    of shape (..., T, d): a pattern read off the function's code earns nothing.
+    """
+
     id = "jacobian_leaks"
-    impls = bugs02.JACOBIAN
     points = 3
     section = "07 §3"
     public_kwargs = {"T": 6, "d": 2}  # d = 2: half the backward passes of the default d = 4
     # A Jacobian costs T * d backward passes: the hidden cases re-run the functions whose pattern
-    # depends on T (and the gradient-only leak) on other sizes and weights.
+    # depends on T (and the gradient-only leak) on other sizes and weights, plus one position leak.
     hidden_impls = ("attention", "off_by_one", "middle_leak", "gradient_leak")
-    diagnoses = ("jacobian_transposed", "gradient_leak_missed", "threshold_too_high")
+    diagnoses = ("jacobian_transposed", "gradient_leak_missed", "threshold_too_high", "no_evidence")
 
-    def hidden_kwargs(self, rng):
-        return {"T": int(rng.integers(4, 8)), "d": int(rng.integers(2, 4))}
+    def cases(self, ctx, seed=None):
+        cases = [self.case(impl, 0, self.public_kwargs, True) for impl in bugs02.JACOBIAN]
+        if seed is not None:
+            rng = rng_for(seed, self.id)
+            T = int(rng.integers(4, 8))
+            kwargs = {"T": T, "d": int(rng.integers(2, 4))}
+            wseed = int(rng.integers(1, 2**31))
+            cases += [self.case(bugs02.BY_NAME[name], wseed, kwargs, False) for name in self.hidden_impls]
+            key = int(rng.integers(1, T))
+            query = int(rng.integers(0, key))
+            cases.append(self.case(bugs02.position_leak(query, key), wseed, kwargs, False,
+                                   base=bugs02.POSITION_LEAK, query=query, key=key))
+        return cases
+
+    @staticmethod
+    def called(case: Case, output: dict) -> bool:
+        T, d = case.data["kwargs"]["T"], case.data["kwargs"]["d"]
+        return any(len(shape) >= 2 and shape[-2:] == (T, d) for shape in evidence.recorded_shapes(output))
 
     def judge_runs(self, cases, outputs):
-        wrong: list[tuple[Case, np.ndarray, np.ndarray]] = []
+        answers: list[tuple[Case, np.ndarray, np.ndarray]] = []
         for case, output in zip(cases, outputs):
             if "ok" not in output:
                 return self.crashed(case, output)
-            impl = bugs02.BY_NAME[case.data["impl"]]
+            impl = bugs02.impl_of(_impl_data(case))
             T = case.data["kwargs"]["T"]
             want = impl.pattern(T)
             got = decode(output["ok"])
@@ -345,11 +455,15 @@ class JacobianLeaks(StudentTest):
                                    Feedback("common.wrong_shape", {"case": case.name, "expected": expected,
                                                                    "got": describe(got)}),
                                    diagnosis="wrong_shape")
-            answer = got.values.astype(bool)
-            if not np.array_equal(answer, want):
-                wrong.append((case, answer, want))
-        if not wrong:
-            return self.passed()
+            if not self.called(case, output):
+                return self.result(0, "failed", *self.feedback("no_evidence", Feedback("lab02.jacobian_no_call",
+                                                                                       {"case": case.name})),
+                                   diagnosis="no_evidence")
+            answers.append((case, got.values.astype(bool), want))
+        for convention in (lambda w: w, lambda w: w & ~np.tril(np.ones_like(w))):
+            if all(np.array_equal(a, convention(w)) for _, a, w in answers):
+                return self.passed()
+        wrong = [(c, a, w) for c, a, w in answers if not np.array_equal(a, w)]
         if all(np.array_equal(a, w.T) for _, a, w in wrong):
             return self.result(0, "failed", *self.feedback("jacobian_transposed", Feedback("lab02.jacobian_transposed", {})),
                                diagnosis="jacobian_transposed")
@@ -363,11 +477,14 @@ class JacobianLeaks(StudentTest):
                                diagnosis="threshold_too_high")
         case, answer, want = wrong[0]
         index = tuple(int(x) for x in np.argwhere(answer != want)[0])
+        impl_key = "position_leak" if case.data.get("base") == bugs02.POSITION_LEAK else case.data["impl"]
         return self.result(0, "failed", *self.feedback(
             "wrong_values",
             Feedback("lab02.pattern_wrong", {"case": case.name, "i": index[0], "j": index[1],
                                              "got": str(bool(answer[index]))}),
-            Feedback(f"lab02.impl.{case.data['impl']}")), diagnosis="wrong_values")
+            Feedback(f"lab02.impl.{impl_key}", {k: case.data[k] for k in ("query", "key") if k in case.data})),
+            diagnosis="wrong_values")
+
 
 
 EXERCISES: list[Exercise] = [CausalAttention(), PerturbationTest(), JacobianLeaks()]
@@ -404,18 +521,6 @@ MESSAGES = {
         "de": "Für Eingaben (T, d) klappt es, aber nicht mit vorangestellten Batch-Dimensionen (..., T, d): transponiere mit K.transpose(-2, -1) (nicht K.T), nimm T = Q.shape[-2] und den Softmax über dim=-1.",
         "hi-Latn": "(T, d) inputs ke liye chalta hai lekin aage batch dimensions (..., T, d) ke saath nahi: K.transpose(-2, -1) se transpose karo (K.T nahi), T = Q.shape[-2] lo aur softmax dim=-1 par.",
     },
-    "lab02.caught_all": {
-        "en": "It says \"causal\" for the correct functions and catches all {n} bugs.",
-        "es": "Dice «causal» para las funciones correctas y detecta los {n} bugs.",
-        "de": "Er sagt „kausal“ zu den korrekten Funktionen und findet alle {n} Fehler.",
-        "hi-Latn": "Yeh sahi functions ko \"causal\" bolta hai aur saare {n} bugs pakad leta hai.",
-    },
-    "lab02.missed": {
-        "en": "It caught {caught} of {total} bugs. Missed:",
-        "es": "Detectó {caught} de {total} bugs. Se le escaparon:",
-        "de": "Er hat {caught} von {total} Fehlern gefunden. Übersehen:",
-        "hi-Latn": "Isne {total} mein se {caught} bugs pakde. Chhoot gaye:",
-    },
     "lab02.always_true": {
         "en": "your test says True (causal) for every function, the buggy ones included. For each position p, change X[p] and compare the outputs at positions < p: if any moved, return False.",
         "es": "tu test dice True (causal) para todas las funciones, también las defectuosas. Para cada posición p, cambia X[p] y compara las salidas en las posiciones < p: si alguna se movió, devuelve False.",
@@ -434,29 +539,11 @@ MESSAGES = {
         "de": "dein Test nennt eine kausale Funktion nicht kausal. Kausal heißt nur: Ausgaben vor p hängen nicht von X[p] ab. Dass sich Ausgaben an oder nach p ändern, wird nicht verlangt. Irrtümlich beanstandet:",
         "hi-Latn": "tumhara test ek causal function ko non-causal bol raha hai. Causal ka bas itna matlab hai: p se pehle ke outputs X[p] par depend nahi karte. p ya uske baad ke outputs ka badalna zaroori nahi. Galti se flag hue:",
     },
-    "lab02.only_last_position": {
-        "en": "your test misses a leak from a middle position: it perturbs only the last token (or too few positions). A bug that lets earlier queries read key T // 2 goes unnoticed. Perturb every position p = 1 … T-1.",
-        "es": "tu test no ve una fuga desde una posición intermedia: solo perturba el último token (o muy pocas posiciones). Un bug que deja a las queries anteriores leer la key T // 2 pasa inadvertido. Perturba cada posición p = 1 … T-1.",
-        "de": "dein Test übersieht ein Leck aus einer mittleren Position: er stört nur das letzte Token (oder zu wenige Positionen). Ein Fehler, der frühere Queries Key T // 2 lesen lässt, bleibt unbemerkt. Störe jede Position p = 1 … T-1.",
-        "hi-Latn": "tumhara test beech ki position se aane wala leak miss karta hai: yeh sirf last token perturb karta hai (ya bahut kam positions). Jo bug pehle ki queries ko key T // 2 padhne deta hai, woh pakda nahi jaata. Har position p = 1 … T-1 perturb karo.",
-    },
-    "lab02.crashes_on_nan": {
-        "en": "your test raised an error on a function whose output contains NaN instead of returning False. NaN outputs mean \"not causal\" here: check torch.isfinite(...).all() and return False.",
-        "es": "tu test lanzó un error con una función cuya salida contiene NaN, en lugar de devolver False. Una salida con NaN significa «no causal» aquí: comprueba torch.isfinite(...).all() y devuelve False.",
-        "de": "dein Test hat bei einer Funktion mit NaN in der Ausgabe einen Fehler ausgelöst, statt False zurückzugeben. NaN in der Ausgabe bedeutet hier „nicht kausal“: prüfe torch.isfinite(...).all() und gib False zurück.",
-        "hi-Latn": "jis function ke output mein NaN hai, us par tumhare test ne False return karne ki jagah error raise kiya. Yahan NaN output ka matlab \"causal nahi\": torch.isfinite(...).all() check karo aur False return karo.",
-    },
     "lab02.raises_on_bug": {
         "en": "your test raised an error (or did not finish) on a buggy function instead of returning False (an assert, or torch.testing.assert_close?). A test function answers with a bool: return False when outputs move.",
         "es": "tu test lanzó un error (o no terminó) con una función defectuosa en lugar de devolver False (¿un assert, o torch.testing.assert_close?). Una función de test responde con un bool: devuelve False cuando las salidas se mueven.",
         "de": "dein Test hat bei einer fehlerhaften Funktion einen Fehler ausgelöst (oder ist nicht fertig geworden), statt False zurückzugeben (ein assert oder torch.testing.assert_close?). Eine Testfunktion antwortet mit einem bool: gib False zurück, wenn sich Ausgaben bewegen.",
         "hi-Latn": "tumhare test ne buggy function par False return karne ki jagah error raise kiya (ya khatam hi nahi hua) (assert ya torch.testing.assert_close?). Test function bool se jawab deta hai: outputs hilen to False return karo.",
-    },
-    "lab02.missed_nan": {
-        "en": "your test calls a function that returns NaN causal. NaN compares unequal to everything, so a check like (a - b).abs().max() > tol is False for NaN: also require torch.isfinite(...).all().",
-        "es": "tu test llama causal a una función que devuelve NaN. NaN es distinto de todo, así que una comprobación como (a - b).abs().max() > tol da False con NaN: exige también torch.isfinite(...).all().",
-        "de": "dein Test nennt eine Funktion kausal, die NaN liefert. NaN ist mit nichts gleich, ein Vergleich wie (a - b).abs().max() > tol ergibt bei NaN also False: verlange zusätzlich torch.isfinite(...).all().",
-        "hi-Latn": "tumhara test NaN dene wale function ko causal bolta hai. NaN kisi ke barabar nahi hota, isliye (a - b).abs().max() > tol jaisa check NaN par False deta hai: torch.isfinite(...).all() bhi check karo.",
     },
     "lab02.nan_perturbation": {
         "en": "your test calls correct causal attention non-causal, while it accepts the functions that do not mix positions. Typical cause: perturbing with NaN. A blocked key gets weight exactly 0, but 0 · NaN = NaN, so NaN still spreads into earlier outputs. Perturb with ordinary random numbers.",
@@ -547,6 +634,60 @@ MESSAGES = {
         "es": "para {case} la entrada ({i}, {j}) de tu patrón es {got}, y eso es incorrecto para esta función:",
         "de": "für {case} ist Eintrag ({i}, {j}) deines Musters {got}, und das ist für diese Funktion falsch:",
         "hi-Latn": "{case} ke liye tumhare pattern ki entry ({i}, {j}) {got} hai, jo is function ke liye galat hai:",
+    },
+    "lab02.caught_all": {
+        "en": "It says \"causal\" for the correct functions, catches every leak (no mask, off by one, mask after the softmax, and a single leak at each position p = 1 … T-1), and answers with a bool for a function whose output is NaN.",
+        "es": "Dice «causal» para las funciones correctas, detecta todas las fugas (sin máscara, desplazada en uno, máscara después del softmax y una fuga aislada en cada posición p = 1 … T-1) y responde con un bool ante una función cuya salida es NaN.",
+        "de": "Er sagt „kausal“ zu den korrekten Funktionen, findet jedes Leck (keine Maske, um eins verschoben, Maske nach dem Softmax und ein einzelnes Leck an jeder Position p = 1 … T-1) und antwortet mit einem bool auf eine Funktion, deren Ausgabe NaN ist.",
+        "hi-Latn": "Yeh sahi functions ko \"causal\" bolta hai, har leak pakadta hai (koi mask nahi, off-by-one, softmax ke baad mask, aur har position p = 1 … T-1 par ek akela leak), aur NaN output wale function par bhi bool se jawab deta hai.",
+    },
+    "lab02.missed": {
+        "en": "It passed {caught} of {total} checks. Missed:",
+        "es": "Superó {caught} de {total} comprobaciones. Le faltaron:",
+        "de": "Er hat {caught} von {total} Prüfungen bestanden. Nicht bestanden:",
+        "hi-Latn": "Isne {total} mein se {caught} checks pass kiye. Chhoot gaye:",
+    },
+    "lab02.missed_positions": {
+        "en": "your test misses leaks that only some positions reveal: for each p the grader hands it a function in which one earlier query also reads key p. Perturb every position p = 1 … T-1 and compare all outputs before p, not only the last one or a few.",
+        "es": "tu test no ve fugas que solo revelan algunas posiciones: para cada p el corrector le pasa una función en la que una query anterior lee también la key p. Perturba cada posición p = 1 … T-1 y compara todas las salidas anteriores a p, no solo la última o unas pocas.",
+        "de": "dein Test übersieht Lecks, die nur manche Positionen zeigen: für jedes p bekommt er eine Funktion, in der eine frühere Query zusätzlich Key p liest. Störe jede Position p = 1 … T-1 und vergleiche alle Ausgaben vor p, nicht nur die letzte oder einige wenige.",
+        "hi-Latn": "tumhara test woh leaks miss karta hai jo sirf kuch positions dikhati hain: har p ke liye grader ek aisa function deta hai jismein pehle ki ek query key p bhi padhti hai. Har position p = 1 … T-1 perturb karo aur p se pehle ke saare outputs compare karo, sirf last ya do-chaar nahi.",
+    },
+    "lab02.crashes_on_nan": {
+        "en": "your test raised an error on a function whose output contains NaN. The rule of this lab: a non-finite output is a defect, not a leak, so either answer (True or False) is accepted for such a function, but a test must answer with a bool: check torch.isfinite(...) instead of letting an assert or a comparison raise.",
+        "es": "tu test lanzó un error con una función cuya salida contiene NaN. La regla de este lab: una salida no finita es un defecto, no una fuga, así que para esa función se acepta cualquier respuesta (True o False), pero un test debe responder con un bool: comprueba torch.isfinite(...) en lugar de dejar que un assert o una comparación lance un error.",
+        "de": "dein Test hat bei einer Funktion mit NaN in der Ausgabe einen Fehler ausgelöst. Die Regel dieses Labs: eine nicht endliche Ausgabe ist ein Defekt, kein Leck; für so eine Funktion gilt jede Antwort (True oder False), aber ein Test antwortet mit einem bool: prüfe torch.isfinite(...), statt ein assert oder einen Vergleich einen Fehler auslösen zu lassen.",
+        "hi-Latn": "NaN output wale function par tumhare test ne error raise kiya. Is lab ka rule: non-finite output ek defect hai, leak nahi, isliye aise function ke liye dono jawab (True ya False) chalenge, lekin test ko bool se hi jawab dena hai: assert ya comparison ko error raise karne dene ki jagah torch.isfinite(...) check karo.",
+    },
+    "lab02.no_evidence": {
+        "en": "your test said \"not causal\" for a function without showing why: none of the inputs it passed to that function reveal an earlier output moving. A verdict counts only if the test itself called the function on inputs that show the leak (the grader records them); recognising a function by its code earns nothing.",
+        "es": "tu test dijo «no causal» de una función sin mostrar por qué: ninguna de las entradas que le pasó revela que se mueva una salida anterior. Un veredicto solo cuenta si el propio test llamó a la función con entradas que muestran la fuga (el corrector las registra); reconocer una función por su código no da puntos.",
+        "de": "dein Test hat eine Funktion „nicht kausal“ genannt, ohne es zu zeigen: keine der Eingaben, mit denen er sie aufgerufen hat, lässt eine frühere Ausgabe sich bewegen. Ein Urteil zählt nur, wenn der Test die Funktion selbst mit Eingaben aufgerufen hat, die das Leck zeigen (der Grader zeichnet sie auf); eine Funktion an ihrem Code zu erkennen bringt nichts.",
+        "hi-Latn": "tumhare test ne ek function ko \"causal nahi\" bola par wajah nahi dikhayi: usne jo inputs function ko diye, unmein se kisi mein bhi pehle ka output hilta nahi dikhta. Verdict tabhi count hota hai jab test ne khud function ko aise inputs par call kiya ho jo leak dikhate hain (grader unhe record karta hai); code dekh kar function pehchaanne ke koi points nahi.",
+    },
+    "lab02.jacobian_no_call": {
+        "en": "for {case} your function returned a pattern without calling the function it was given on an input of shape (T, d). The pattern must come from autograd on that function, not from its code.",
+        "es": "para {case} tu función devolvió un patrón sin llamar a la función recibida con una entrada de forma (T, d). El patrón debe salir de autograd sobre esa función, no de su código.",
+        "de": "für {case} hat deine Funktion ein Muster zurückgegeben, ohne die übergebene Funktion mit einer Eingabe der Form (T, d) aufzurufen. Das Muster muss von autograd auf dieser Funktion kommen, nicht aus ihrem Code.",
+        "hi-Latn": "{case} ke liye tumhare function ne diye gaye function ko (T, d) shape ke input par call kiye bina pattern return kar diya. Pattern us function par autograd se aana chahiye, uske code se nahi.",
+    },
+    "lab02.impl.position_leaks": {
+        "en": "• a single leak at position(s) {positions}: one earlier query also reads that key (perturb every position and compare every earlier output);",
+        "es": "• una fuga aislada en la(s) posición(es) {positions}: una query anterior lee también esa key (perturba cada posición y compara cada salida anterior);",
+        "de": "• ein einzelnes Leck an Position(en) {positions}: eine frühere Query liest zusätzlich diesen Key (störe jede Position und vergleiche jede frühere Ausgabe);",
+        "hi-Latn": "• position(s) {positions} par ek akela leak: pehle ki ek query woh key bhi padhti hai (har position perturb karo aur pehle ka har output compare karo);",
+    },
+    "lab02.impl.position_leak": {
+        "en": "• a single leak: output {query} also reads key {key};",
+        "es": "• una fuga aislada: la salida {query} lee también la key {key};",
+        "de": "• ein einzelnes Leck: Ausgabe {query} liest zusätzlich Key {key};",
+        "hi-Latn": "• ek akela leak: output {query} key {key} bhi padhta hai;",
+    },
+    "lab02.impl.nan_rule": {
+        "en": "• a bool for a function whose output is NaN (diagonal masked too): your test raised instead;",
+        "es": "• un bool ante una función cuya salida es NaN (diagonal también enmascarada): tu test lanzó un error;",
+        "de": "• ein bool für eine Funktion mit NaN-Ausgabe (Diagonale mitmaskiert): dein Test hat stattdessen einen Fehler ausgelöst;",
+        "hi-Latn": "• NaN output wale function (diagonal bhi mask) ke liye bool: tumhare test ne uski jagah error raise kiya;",
     },
 }
 

@@ -20,6 +20,7 @@ import numpy as np
 from .. import i18n
 from ..exercise import Array, Case, Exercise, Feedback, Result, describe, first_difference, shape_mismatch
 from . import LabSpec
+from .lab01 import rng_for
 from .lab03 import LabExercise, arg_array, close_nan, f32, is_float_array, softmax, tensor_arg
 
 ATOL = 1e-5
@@ -83,9 +84,10 @@ class KVCacheMaskExercise(LabExercise):
         sizes = [(1, 5), (3, 2), (4, 0), (2, 4)]
         public = [True] * len(sizes)
         if seed is not None:
-            rng = np.random.default_rng(seed)
-            sizes += [(int(rng.integers(1, 6)), int(rng.integers(1, 7))) for _ in range(2)]
-            public += [False, False]
+            # Every (T_new, T_past) of the taught range, T_past = 0 (no cache) and T_new = 1 (decoding) included.
+            hidden = [(n, p) for n in range(1, 7) for p in range(0, 7)]
+            sizes += hidden
+            public += [False] * len(hidden)
         return [Case(f"kv_cache_mask({n}, {p})", {"kind": "call", "target": self.id, "args": [n, p]}, public=pub)
                 for (n, p), pub in zip(sizes, public)]
 
@@ -198,7 +200,12 @@ class CachedAttentionExercise(LabExercise):
         ]
         cases += chunk_cases(rng, (2, 2), 7, 4, 3, [1, 3, 3])
         if seed is not None:
-            rng = np.random.default_rng(seed)
+            rng = rng_for(seed, self.id)
+            # Fixed chunkings at the edges (one token at a time, the whole sequence at once, d_k = d_v = 1,
+            # no leading dims and two), then one drawn by the seed.
+            for lead, T, d_k, d_v, sizes in (((), 1, 1, 1, [1]), ((3,), 5, 2, 1, [1, 1, 1, 1, 1]),
+                                             ((2, 2), 6, 3, 2, [6]), ((), 7, 1, 3, [2, 5])):
+                cases += chunk_cases(rng, lead, T, d_k, d_v, sizes, public=False)
             T = int(rng.integers(4, 10))
             first = int(rng.integers(1, T - 1))
             second = int(rng.integers(1, T - first))
