@@ -767,13 +767,20 @@ class ChildHandle:
             if newline >= 0:
                 line = bytes(self.buffer[:newline])
                 del self.buffer[:newline + 1]
+                from . import sanitize
+
                 try:
+                    # a line nested thousands deep makes the decoder itself overflow
                     message = json.loads(line)
-                except (ValueError, UnicodeDecodeError) as error:
-                    raise ChildDied(f"unreadable message from the worker: {error}") from error
+                except (ValueError, UnicodeDecodeError, RecursionError) as error:
+                    raise ChildDied(f"unreadable message from the worker: {type(error).__name__}") from error
                 if not isinstance(message, dict):
                     raise ChildDied("unreadable message from the worker")
-                return message
+                try:
+                    # the student's code can write anything on this socket: nothing unclean gets further
+                    return sanitize.message(message)
+                except sanitize.ProtocolError as error:
+                    raise ChildDied(f"unreadable message from the worker: {error}") from error
             if len(self.buffer) > MAX_LINE:
                 raise ChildDied("the worker's answer is too large")
             remaining = deadline - time.monotonic()
@@ -805,7 +812,10 @@ class ChildHandle:
             self._read_output()
 
     def output_text(self) -> str:
-        text = self.output.decode("utf-8", "replace")
+        from . import sanitize
+
+        # escape sequences and lone surrogates would reach the instructor's terminal and the records
+        text = sanitize.text(self.output.decode("utf-8", "replace"), limit=len(self.output) + 1)
         if self.output_total > len(self.output):
             text += f"\n[... {self.output_total - len(self.output)} more bytes not kept]"
         return text
