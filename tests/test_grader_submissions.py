@@ -67,7 +67,8 @@ def test_huge_file_is_invalid_without_reading_it(tmp_path):
 
 
 def test_every_invalid_reason_has_a_message_in_four_languages():
-    reasons = {"unreadable", "empty", "too_large", "binary", "not_json", "truncated", "not_notebook", "too_much_code"}
+    reasons = {"unreadable", "empty", "too_large", "binary", "not_json", "truncated", "not_notebook", "too_much_code",
+               "symlink"}
     assert {key.split(".")[-1] for key in messages.INVALID} == reasons
 
 

@@ -17,9 +17,10 @@ from . import gradebook
 from .engine import TimeLimits, grade_submission
 from .sandbox import (Limits, SandboxError, SandboxInfo, Slot, WorkerDir, decide_mode, modules_to_preimport,
                       scrub_cmdline)
-from .submissions import MAX_BYTES, Submission, UsageError, discover, file_digest, read
+from .submissions import MAX_BYTES, Submission, UsageError, discover, read
 
 SEED_ENV = "AUTOGRADER_SEED"
+PREIMPORT_CELL_CHARS = 20_000
 
 
 @dataclass
@@ -58,6 +59,7 @@ class Options:
     memory_mb: int = 2048
     max_bytes: int = MAX_BYTES
     regrade: bool = False
+    follow_symlinks: bool = False  # else a link handed in is an invalid row (reason `symlink`)
     progress: TextIO | None = None  # default: stderr
     quiet: bool = False
 
@@ -146,17 +148,19 @@ def run_batch(options: Options) -> BatchResult:
     if not discovery.submissions:
         raise UsageError("no *.ipynb submissions found in " + ", ".join(map(str, options.paths)))
     out = options.out
-    out.mkdir(parents=True, exist_ok=True)
+    gradebook.prepare(out)
     progress_stream = options.progress if options.progress is not None else sys.stderr
 
     records: dict[str, dict] = {}
     todo: list[tuple[Submission, str]] = []
     for submission in discovery.submissions:
-        submission.digest = file_digest(submission.path)
+        # one read gives the digest (the record's key) and what is graded: the same bytes
+        read(submission, options.max_bytes, options.follow_symlinks)
         key = gradebook.record_key(spec.id, submission.student, submission.digest, seed.fingerprint)
         record = None if options.regrade else gradebook.load_record(out, key)
         if record is not None:
             records[submission.student] = record
+            submission.cells = []  # not needed again
         else:
             todo.append((submission, key))
     reused = len(records)
@@ -165,14 +169,16 @@ def run_batch(options: Options) -> BatchResult:
     progress.done = reused
     runnable: list[tuple[Submission, str]] = []
     for submission, key in todo:
-        read(submission, options.max_bytes)
         if submission.invalid:
             record = gradebook.invalid_record(spec, submission, key, seed.source)
-            gradebook.save_record(out, key, record)
-            records[submission.student] = record
-            progress.advance()
+        elif submission.lab is not None and submission.lab != spec.id:
+            record = gradebook.wrong_lab_record(spec, submission, key, seed.source)
         else:
             runnable.append((submission, key))
+            continue
+        gradebook.save_record(out, key, record)
+        records[submission.student] = record
+        progress.advance()
 
     info: SandboxInfo | None = None
     startup, startup_cpu, sandbox_cpu = 0.0, 0.0, 0.0
@@ -206,8 +212,10 @@ def _grade_all(spec, runnable, options: Options, seed: Seed, records: dict, prog
     try:
         decide_mode(info, worker)
         hidden = _hidden_paths(options)
-        log_dir = options.out / gradebook.STATE_DIR / "logs"
-        preimport = modules_to_preimport([submission.cells for submission, _ in runnable])
+        log_dir = gradebook.private_dir(options.out / gradebook.STATE_DIR / "logs")
+        # ast.parse runs here, in the grader: only cells of a sensible size are looked at
+        preimport = modules_to_preimport([[cell for cell in submission.cells if len(cell) <= PREIMPORT_CELL_CHARS]
+                                          for submission, _ in runnable])
 
         def run_slot(index: int) -> None:
             slot = Slot(index, worker, info, log_dir=log_dir, limits=limits, hide=hidden, preimport=preimport)
@@ -291,21 +299,25 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
+NOT_RUN = ("invalid", "wrong_lab")  # statuses of notebooks that never ran
+
+
 def summary_text(result: BatchResult) -> str:
     book = result.book
     entries = book["submissions"]
     counts = {status: sum(1 for e in entries if e["status"] == status)
-              for status in ("graded", "invalid", "timeout", "error")}
-    lines = [f"{book['lab']}: {_count(len(entries), 'submission')}: {counts['graded']} graded, {counts['invalid']} invalid, "
-             f"{counts['timeout']} timed out, {counts['error']} with errors."]
-    scored = [e["score"] for e in entries if e["status"] != "invalid"]
+              for status in ("graded", "invalid", "wrong_lab", "timeout", "error")}
+    wrong = f", {counts['wrong_lab']} of another lab" if counts["wrong_lab"] else ""
+    lines = [f"{book['lab']}: {_count(len(entries), 'submission')}: {counts['graded']} graded, {counts['invalid']} invalid"
+             f"{wrong}, {counts['timeout']} timed out, {counts['error']} with errors."]
+    scored = [e["score"] for e in entries if e["status"] not in NOT_RUN]
     if scored:
         mean = sum(scored) / len(scored)
         lines.append(f"Mean score {mean:.2f}/{book['max_score']:g} over the {len(scored)} notebooks that ran "
                      f"({sum(e['score'] for e in entries) / len(entries):.2f} counting invalid files as 0).")
     if result.reused:
         lines.append(f"{_count(result.reused, 'submission')} taken from earlier records; {result.graded_now} graded now.")
-    slow = sorted((e for e in entries if e["status"] != "invalid"), key=lambda e: -e["duration"])[:3]
+    slow = sorted((e for e in entries if e["status"] not in NOT_RUN), key=lambda e: -e["duration"])[:3]
     if slow:
         lines.append("Slowest: " + ", ".join(f"{e['student']} {e['duration']:.2f} s" for e in slow) + ".")
     if result.graded_now and result.elapsed > 0:
@@ -314,6 +326,8 @@ def summary_text(result: BatchResult) -> str:
     for entry in entries:
         if entry["status"] == "invalid":
             lines.append(f"invalid: {entry['student']}: {entry['reason_code']}")
+        elif entry["status"] == "wrong_lab":
+            lines.append(f"wrong lab: {entry['student']}: {entry.get('lab_found')}, not {book['lab']}")
     for entry in entries:
         if entry["id_mismatch"]:
             lines.append(f"id mismatch: {entry['student']} typed STUDENT_ID {entry['typed_id']!r}")

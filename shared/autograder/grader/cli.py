@@ -64,6 +64,8 @@ def _parser() -> argparse.ArgumentParser:
                        help="auto: bwrap when it works here, else the fallback (default)")
     grade.add_argument("--regrade", action="store_true", help="ignore earlier records, grade everything again")
     grade.add_argument("--quiet", action="store_true", help="no progress bar")
+    grade.add_argument("--follow-symlinks", action="store_true",
+                       help="grade notebooks reached through symbolic links (default: each is an invalid row)")
 
     bundle = commands.add_parser("gradescope", help="build a Gradescope autograder bundle (.zip)")
     bundle.add_argument("lab", metavar="LAB")
@@ -117,6 +119,7 @@ def _grade(args) -> int:
         max_bytes=int(args.max_mb * 2**20),
         regrade=args.regrade,
         quiet=args.quiet,
+        follow_symlinks=args.follow_symlinks,
     )
     if args.quiet:
         import io

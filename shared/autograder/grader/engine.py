@@ -20,13 +20,14 @@ from .. import i18n
 from ..exercise import Exercise, Feedback, Result
 from ..grading import context_problem_result, read_context
 from ..labs import LabSpec
-from . import messages  # noqa: F401  (registers the grader's catalogue)
+from . import messages, sanitize  # noqa: F401  (messages registers the grader's catalogue)
 from .sandbox import ChildDied, ChildHandle, SandboxError, Slot
 from .submissions import Submission
 
 RECORD_VERSION = 1
 OUTPUT_KEPT = 8000  # characters of the notebook's printed output kept for the instructor
 ANONYMOUS_FUNCTION = "candidate"
+TYPED_ID_CHARS = 200
 
 
 @dataclass
@@ -41,11 +42,12 @@ class CellEvent:
     cell: int
     kind: str  # error | timeout | crash | dropped
     params: dict = field(default_factory=dict)
+    number: int | None = None  # the cell's number as Jupyter shows it (markdown cells counted)
 
     def feedback(self) -> Feedback:
         key = {"error": "grader.cell_error", "timeout": "grader.cell_timeout",
                "crash": "grader.cell_crashed", "dropped": "grader.cell_dropped"}[self.kind]
-        return Feedback(key, {"cell": self.cell + 1, **self.params})
+        return Feedback(key, {"cell": self.number or self.cell + 1, **self.params})
 
 
 class SubmissionTimeUp(Exception):
@@ -255,9 +257,16 @@ def grade_submission(spec: LabSpec, submission: Submission, slot: Slot, seed: in
                 return {"timeout": True}
             return output
 
-        ctx, problem = read_context(spec, context_call)
+        try:
+            ctx, problem = read_context(spec, context_call)
+        except SandboxError:
+            raise
+        except Exception as error:  # a value no honest notebook holds: the student's problem, not ours
+            ctx, problem = {}, ("grader.context_unreadable", {
+                "names": ", ".join(spec.context_names),
+                "detail": sanitize.text(f"{type(error).__name__}: {error}", 200, newlines=False)})
         if "STUDENT_ID" in spec.context_names and ctx.get("student_id"):
-            typed_id = str(ctx["student_id"])
+            typed_id = sanitize.text(ctx["student_id"], TYPED_ID_CHARS, newlines=False)
             normalise = normaliser(spec)
             mismatch = normalise(typed_id) != normalise(submission.student)
             if mismatch:
@@ -272,6 +281,11 @@ def grade_submission(spec: LabSpec, submission: Submission, slot: Slot, seed: in
     finally:
         session.close()
     events = [session.events[i] for i in sorted(session.events)]
+    for event in events:
+        event.number = _cell_number(submission, event.cell)
+        if isinstance(event.params.get("message"), str):  # the child names cells by code-cell count
+            event.params["message"] = _CELL_NAME.sub(
+                lambda m: f"<cell {_cell_number(submission, int(m.group(1)) - 1)}>", event.params["message"])
     statuses = {r.status for r in results}
     if session.timed_out or "timeout" in statuses:
         status = "timeout"
@@ -284,6 +298,14 @@ def grade_submission(spec: LabSpec, submission: Submission, slot: Slot, seed: in
             result.status = "error"
     return Outcome(status, results, events, typed_id, mismatch, session.output, session.children, notes,
                    hidden_cases, slot.child_cpu - cpu_before)
+
+
+_CELL_NAME = re.compile(r"<cell ([0-9]{1,6})>")
+
+
+def _cell_number(submission: Submission, index: int) -> int:
+    numbers = submission.cell_numbers
+    return numbers[index] if 0 <= index < len(numbers) else index + 1
 
 
 def grade_exercise(exercise: Exercise, ctx: dict, session: Session, seed: int,

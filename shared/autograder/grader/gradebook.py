@@ -4,6 +4,12 @@ A record holds every feedback text in all four languages, so the gradebook can
 be written in any language without grading again. Records are written
 atomically (temporary file + os.replace): a grader killed at any moment leaves
 only whole records, and a rerun grades what has none.
+
+Grades are personal data: every file written here is 0600 and every folder
+0700. Records pass through sanitize both ways (an older version may have
+stored anything), every student-derived text is capped, and each output format
+escapes it its own way: CSV cells cannot start a formula, Markdown cannot make
+headings, emphasis, links or new lines, HTML is escaped.
 """
 from __future__ import annotations
 
@@ -19,17 +25,38 @@ from pathlib import Path
 from .. import i18n
 from ..exercise import Feedback
 from ..labs import LabSpec
+from . import sanitize
 from .engine import RECORD_VERSION, Outcome, render_all
 from .submissions import Submission
 
 STATE_DIR = ".autograder"
-_UMASK = os.umask(0o022)
-os.umask(_UMASK)
+FEEDBACK_CHARS = 4000  # one exercise's feedback in one language; an honest one is a few hundred
+CELL_NOTE_CHARS = 1000
+PATH_CHARS = 1000
+OUTPUT_CHARS = 10_000  # the session keeps 8000, plus its marker
+RECORD_STRING = 20_000  # any string of a record read back (the kept output is 8000)
 
 
 # ---------------------------------------------------------------- records
 def records_dir(out: Path) -> Path:
     return out / STATE_DIR / "records"
+
+
+def private_dir(path: Path, existing_too: bool = True) -> Path:
+    """`path` as a folder only its owner can enter (0700); an existing one is left alone unless `existing_too`."""
+    existed = path.is_dir()
+    if not existed:
+        path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    if not existed or existing_too:
+        os.chmod(path, 0o700)  # mkdir's mode goes through the umask
+    return path
+
+
+def prepare(out: Path) -> None:
+    """The gradebook's folders, private; the out folder too when it is created here."""
+    private_dir(out, existing_too=False)
+    for folder in (out / STATE_DIR, records_dir(out), out / "feedback"):
+        private_dir(folder)
 
 
 def record_key(lab: str, student: str, digest: str, seed_fingerprint: str) -> str:
@@ -40,14 +67,16 @@ def record_key(lab: str, student: str, digest: str, seed_fingerprint: str) -> st
 
 
 def write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.parent.is_dir():
+        private_dir(path.parent)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+        # a lone surrogate that slipped past sanitize costs one character, not the gradebook
+        with os.fdopen(handle, "w", encoding="utf-8", errors="replace") as stream:
             stream.write(text)
             stream.flush()
             os.fsync(stream.fileno())
-        os.chmod(temporary, 0o666 & ~_UMASK)
+        os.chmod(temporary, 0o600)  # mkstemp's mode already; said again because it is the point
         os.replace(temporary, path)
     except BaseException:
         try:
@@ -57,19 +86,46 @@ def write_atomic(path: Path, text: str) -> None:
         raise
 
 
+def clean_record(record: dict) -> dict:
+    """Every string of a record made safe (sanitize.text); ProtocolError if it is absurdly deep or big."""
+    return sanitize.message(record, max_depth=16, max_items=1_000_000, max_string=RECORD_STRING,
+                            max_chars=256 << 20)
+
+
 def save_record(out: Path, key: str, record: dict) -> None:
-    write_atomic(records_dir(out) / f"{key}.json", json.dumps(record, ensure_ascii=False, indent=1))
+    write_atomic(records_dir(out) / f"{key}.json", json.dumps(clean_record(record), ensure_ascii=False, indent=1))
 
 
 def load_record(out: Path, key: str) -> dict | None:
+    """The record stored under `key`, cleaned, or None (graded again) when it is absent or unusable."""
     path = records_dir(out) / f"{key}.json"
     try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        record = clean_record(json.loads(path.read_text(encoding="utf-8", errors="replace")))
+    except (OSError, ValueError, RecursionError):
         return None
     if not isinstance(record, dict) or record.get("version") != RECORD_VERSION or record.get("key") != key:
         return None
-    return record
+    return record if _well_formed(record) else None
+
+
+def _well_formed(record: dict) -> bool:
+    """What writing the gradebook relies on is there, with the right types."""
+    number = (int, float)
+    if not (isinstance(record.get("student"), str) and isinstance(record.get("status"), str)
+            and isinstance(record.get("score"), number) and isinstance(record.get("max_score"), number)
+            and isinstance(record.get("path"), str) and isinstance(record.get("exercises"), dict)
+            and isinstance(record.get("cells", []), list)):
+        return False
+    for item in record["exercises"].values():
+        if not (isinstance(item, dict) and isinstance(item.get("points"), number)
+                and isinstance(item.get("max_points"), number) and isinstance(item.get("status"), str)):
+            return False
+    return all(isinstance(c, dict) and isinstance(c.get("cell"), int) and isinstance(c.get("kind"), str)
+               for c in record.get("cells", []))
+
+
+def _capped(texts: dict[str, str], limit: int = FEEDBACK_CHARS) -> dict[str, str]:
+    return {lang: sanitize.text(text, limit) for lang, text in texts.items()}
 
 
 def base_record(spec: LabSpec, submission: Submission, key: str, seed_source: str) -> dict:
@@ -78,7 +134,7 @@ def base_record(spec: LabSpec, submission: Submission, key: str, seed_source: st
         "key": key,
         "lab": spec.id,
         "student": submission.student,
-        "path": str(submission.path),
+        "path": sanitize.text(str(submission.path), PATH_CHARS, newlines=False),
         "sha256": submission.digest,
         "seed_source": seed_source,
         "lang": submission.lang,
@@ -88,14 +144,28 @@ def base_record(spec: LabSpec, submission: Submission, key: str, seed_source: st
 
 def invalid_record(spec: LabSpec, submission: Submission, key: str, seed_source: str) -> dict:
     reason = render_all([Feedback(f"grader.invalid.{submission.invalid}", submission.invalid_params)])
+    return _not_run_record(spec, submission, key, seed_source, "invalid", submission.invalid, reason)
+
+
+def wrong_lab_record(spec: LabSpec, submission: Submission, key: str, seed_source: str) -> dict:
+    """A notebook of another lab: 0 points, nothing run, and a reason naming both labs."""
+    found = f"{submission.lab} ({submission.lab_name})" if submission.lab_name else str(submission.lab)
+    reason = render_all([Feedback("grader.wrong_lab", {"found": found, "expected": spec.id})])
+    record = _not_run_record(spec, submission, key, seed_source, "wrong_lab", "wrong_lab", reason)
+    record["lab_found"] = submission.lab
+    return record
+
+
+def _not_run_record(spec: LabSpec, submission: Submission, key: str, seed_source: str, status: str,
+                    reason_code: str | None, reason: dict) -> dict:
     record = base_record(spec, submission, key, seed_source)
     record.update({
-        "status": "invalid",
-        "reason_code": submission.invalid,
+        "status": status,
+        "reason_code": reason_code,
         "reason": reason,
         "score": 0.0,
         "exercises": {
-            exercise.id: {"points": 0.0, "max_points": float(exercise.points), "status": "invalid",
+            exercise.id: {"points": 0.0, "max_points": float(exercise.points), "status": status,
                           "diagnosis": None, "feedback": reason}
             for exercise in spec.exercises
         },
@@ -119,7 +189,7 @@ def graded_record(spec: LabSpec, submission: Submission, key: str, seed_source: 
             "max_points": float(result.max_points),
             "status": result.status,
             "diagnosis": result.diagnosis,
-            "feedback": render_all(result.feedback),
+            "feedback": _capped(render_all(result.feedback)),
         }
     record.update({
         "status": outcome.status,
@@ -129,10 +199,10 @@ def graded_record(spec: LabSpec, submission: Submission, key: str, seed_source: 
         "exercises": exercises,
         "typed_id": outcome.typed_id,
         "id_mismatch": outcome.id_mismatch,
-        "cells": [{"cell": event.cell + 1, "kind": event.kind, "text": render_all([event.feedback()])}
-                  for event in outcome.events],
-        "notes": render_all(outcome.notes) if outcome.notes else {},
-        "output": outcome.output,
+        "cells": [{"cell": event.number or event.cell + 1, "kind": event.kind,
+                   "text": _capped(render_all([event.feedback()]), CELL_NOTE_CHARS)} for event in outcome.events],
+        "notes": _capped(render_all(outcome.notes)) if outcome.notes else {},
+        "output": sanitize.text(outcome.output, OUTPUT_CHARS),
         "duration": round(duration, 4),
         "children": outcome.children,
         "hidden_cases": outcome.hidden_cases,
@@ -148,7 +218,8 @@ def error_record(spec: LabSpec, submission: Submission, key: str, seed_source: s
     record = base_record(spec, submission, key, seed_source)
     exercises = {}
     for exercise in spec.exercises:
-        text = render_all([Feedback("grader.internal_error", {"name": exercise.id, "detail": detail[:200]})])
+        text = render_all([Feedback("grader.internal_error", {"name": exercise.id,
+                                                               "detail": sanitize.text(detail, 200, newlines=False)})])
         exercises[exercise.id] = {"points": 0.0, "max_points": float(exercise.points), "status": "error",
                                   "diagnosis": None, "feedback": text}
     record.update({"status": "error", "reason_code": "grader_error", "reason": None, "score": 0.0,
@@ -158,14 +229,15 @@ def error_record(spec: LabSpec, submission: Submission, key: str, seed_source: s
 
 
 # ---------------------------------------------------------------- the gradebook
-def _pick(texts, lang: str) -> str:
+def _pick(texts, lang: str, limit: int = FEEDBACK_CHARS) -> str:
     if isinstance(texts, dict):
-        return texts.get(lang) or texts.get(i18n.DEFAULT_LANG, "")
-    return texts or ""
+        texts = texts.get(lang) or texts.get(i18n.DEFAULT_LANG, "")
+    return sanitize.text(texts, limit) if isinstance(texts, str) else ""
 
 
 def feedback_lang(record: dict, forced: str | None) -> str:
-    return i18n.normalise_lang(forced) if forced else (record.get("lang") or i18n.DEFAULT_LANG)
+    lang = record.get("lang") if isinstance(record.get("lang"), str) else None
+    return i18n.normalise_lang(forced or lang)
 
 
 def submission_entry(record: dict, forced_lang: str | None) -> dict:
@@ -187,18 +259,22 @@ def submission_entry(record: dict, forced_lang: str | None) -> dict:
         },
         "lang": lang,
         "id_mismatch": bool(record.get("id_mismatch")),
-        "typed_id": record.get("typed_id"),
+        "typed_id": record["typed_id"] if isinstance(record.get("typed_id"), str) else None,
         "reason": _pick(record.get("reason"), lang) or None,
-        "reason_code": record.get("reason_code"),
+        "reason_code": record["reason_code"] if isinstance(record.get("reason_code"), str) else None,
+        "lab_found": record.get("lab_found"),
         "notebook": record["path"],
-        "cells": [{"cell": c["cell"], "kind": c["kind"], "text": _pick(c["text"], lang)} for c in record.get("cells", [])],
+        "cells": [{"cell": c["cell"], "kind": c["kind"], "text": _pick(c.get("text"), lang, CELL_NOTE_CHARS)}
+                  for c in record.get("cells", [])],
         "duration": record.get("duration", 0.0),
     }
     return entry
 
 
 def safe_filename(student: str, taken: set[str]) -> str:
-    name = re.sub(r"[^\w.@+-]+", "_", student, flags=re.UNICODE).strip("._") or "student"
+    # one pass of a single character class: linear in the (already capped) id
+    # and no leading `-`, which shell tools would read as an option
+    name = re.sub(r"[^\w.@+-]+", "_", student[:400], flags=re.UNICODE).strip("._").lstrip("-") or "student"
     name = name[:100]
     candidate, n = name, 1
     while candidate.lower() in taken:
@@ -214,8 +290,7 @@ def write_gradebook(out: Path, spec: LabSpec, records: list[dict], forced_lang: 
     book = {"lab": spec.id, "max_score": spec.max_score, **meta, "submissions": entries}
     write_atomic(out / "grades.json", json.dumps(book, ensure_ascii=False, indent=1))
     write_atomic(out / "grades.csv", _csv(spec, entries))
-    feedback_dir = out / "feedback"
-    feedback_dir.mkdir(parents=True, exist_ok=True)
+    feedback_dir = private_dir(out / "feedback")
     taken: set[str] = set()
     for record, entry in zip(records, entries):
         name = safe_filename(entry["student"], taken)
@@ -237,18 +312,28 @@ def _csv(spec: LabSpec, entries: list[dict]) -> str:
     header += ["reason"]
     writer.writerow(header)
     for entry in entries:
-        row = [entry["student"], spec.id, entry["status"], f"{entry['score']:g}", f"{entry['max_score']:g}"]
+        row = [_csv_text(entry["student"]), _csv_text(spec.id), _csv_text(entry["status"]),
+               f"{entry['score']:g}", f"{entry['max_score']:g}"]
         row += [f"{entry['exercises'].get(e, {}).get('points', 0):g}" for e in exercise_ids]
         if with_id:
-            row += ["yes" if entry["id_mismatch"] else "", entry["typed_id"] or ""]
-        row += [entry["reason_code"] or ""]
+            row += ["yes" if entry["id_mismatch"] else "", _csv_text(entry["typed_id"] or "")]
+        row += [_csv_text(entry["reason_code"] or "")]
         writer.writerow(row)
     return stream.getvalue()
+
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _csv_text(text: str) -> str:
+    """A text cell that no spreadsheet runs as a formula (OWASP: a leading quote before = + - @ tab CR)."""
+    return "'" + text if text.startswith(_FORMULA_START) else text
 
 
 def feedback_documents(spec: LabSpec, record: dict, entry: dict, lang: str) -> tuple[str, str]:
     t = lambda key, **params: i18n.t(key, lang, **params)  # noqa: E731
     title = t("grader.fb.title", lab=spec.id, student=entry["student"])
+    md_title = t("grader.fb.title", lab=spec.id, student=md_text(entry["student"], line_start=False))
     score = t("grader.fb.score", points=entry["score"], max_points=entry["max_score"])
     rows = [(exercise_id, f"{item['points']:g}/{item['max_points']:g}", item["feedback"])
             for exercise_id, item in entry["exercises"].items()]
@@ -256,15 +341,17 @@ def feedback_documents(spec: LabSpec, record: dict, entry: dict, lang: str) -> t
     if entry["reason"]:
         notes.insert(0, entry["reason"])
     cells = [c["text"] for c in entry["cells"]]
-    hidden = record.get("hidden_cases", 0) > 0
+    hidden = isinstance(record.get("hidden_cases"), int) and record["hidden_cases"] > 0
 
-    md = [f"# {title}", "", f"**{score}**", ""]
-    md += [f"{note}" for note in notes] + ([""] if notes else [])
+    md = [f"# {md_title}", "", f"**{score}**", ""]
+    for note in notes:
+        md += [md_text(note), ""]  # a paragraph each, so that no note can underline the one before
     md += [f"| {t('grader.fb.exercise')} | {t('grader.fb.points')} | {t('grader.fb.feedback')} |", "| --- | --- | --- |"]
     for exercise_id, points, text in rows:
-        md.append(f"| `{exercise_id}` | {points} | {_md_cell(text)} |")
+        name = f"`{exercise_id}`" if exercise_id.isidentifier() else md_text(exercise_id)
+        md.append(f"| {name} | {points} | {md_text(text)} |")
     if cells:
-        md += ["", f"## {t('grader.fb.cells')}", ""] + [f"- {_md_cell(text)}" for text in cells]
+        md += ["", f"## {t('grader.fb.cells')}", ""] + [f"- {md_text(text)}" for text in cells]
     if hidden:
         md += ["", f"_{t('grader.fb.hidden_cases')}_"]
     markdown = "\n".join(md) + "\n"
@@ -290,7 +377,29 @@ def feedback_documents(spec: LabSpec, record: dict, entry: dict, lang: str) -> t
     return markdown, html_text
 
 
-def _md_cell(text: str) -> str:
-    """Student-controlled text inside a Markdown table cell: no pipes, no raw HTML, one line."""
+_MD_SPECIAL = frozenset("\\`*[]<>|#~&")
+_MD_LINE_START = frozenset("-+=")  # a line starting so may be a list, a rule or a setext underline
+
+
+def md_text(text: str, line_start: bool = True) -> str:
+    """Student-controlled text as one line of literal Markdown: nothing in it becomes a heading, a new
+    line, emphasis, code, a link, HTML or a table cell (nor, at the start of a line, a list or a rule).
+    Intraword `_` (`s_spanish`) stays as it is: CommonMark never makes emphasis of it."""
     text = " ".join(str(text).split())
-    return html.escape(text, quote=False).replace("|", "\\|")
+    out = []
+    last = len(text) - 1
+    digits = len(text) - len(text.lstrip("0123456789")) if line_start else -1
+    for index, char in enumerate(text):
+        if char == "&":
+            out.append("&amp;")
+        elif char in _MD_SPECIAL:
+            out.append("\\" + char)
+        elif char == "_" and not (0 < index < last and text[index - 1].isalnum() and text[index + 1].isalnum()):
+            out.append("\\_")
+        elif index == 0 and line_start and char in _MD_LINE_START:
+            out.append("\\" + char)
+        elif char in ".)" and index == digits and digits > 0:  # `1. ` starts an ordered list
+            out.append("\\" + char)
+        else:
+            out.append(char)
+    return "".join(out)

@@ -52,6 +52,12 @@ INVALID = {
         "de": "🚫 Dieses Notebook enthält weit mehr Code, als ein Lab braucht (über 2 MB oder 2000 Zellen), daher wurde es nicht ausgeführt.",
         "hi-Latn": "🚫 Is notebook mein lab ki zaroorat se bahut zyada code hai (2 MB ya 2000 cells se upar), isliye ise run nahi kiya gaya.",
     },
+    "grader.invalid.symlink": {
+        "en": "🚫 This is a symbolic link, not a notebook file: the grader does not follow links (a link can point at someone else's file). Hand in the .ipynb file itself.",
+        "es": "🚫 Esto es un enlace simbólico, no un archivo de cuaderno: el corrector no sigue enlaces (un enlace puede apuntar al archivo de otra persona). Entrega el propio archivo .ipynb.",
+        "de": "🚫 Das ist ein symbolischer Link, keine Notebook-Datei: Der Korrektor folgt keinen Links (ein Link kann auf die Datei einer anderen Person zeigen). Gib die .ipynb-Datei selbst ab.",
+        "hi-Latn": "🚫 Yeh ek symbolic link hai, notebook file nahi: grader links follow nahi karta (link kisi aur ki file ki taraf point kar sakta hai). Asli .ipynb file hi submit karo.",
+    },
 }
 
 FEEDBACK = {
@@ -114,6 +120,18 @@ FEEDBACK = {
         "es": "la celda {cell} es una magia de celda (%%...), no Python, y no se ejecutó",
         "de": "Zelle {cell} ist ein Zellen-Magic (%%...), kein Python, und wurde nicht ausgeführt",
         "hi-Latn": "cell {cell} ek cell magic (%%...) hai, Python nahi, isliye run nahi hui",
+    },
+    "grader.wrong_lab": {
+        "en": "🚫 This notebook is {found}, but this batch grades {expected}: nothing in it was run. Hand in your {expected} notebook.",
+        "es": "🚫 Este cuaderno es {found}, pero esta corrección es de {expected}: no se ejecutó nada. Entrega tu cuaderno de {expected}.",
+        "de": "🚫 Dieses Notebook ist {found}, bewertet wird aber {expected}: nichts darin wurde ausgeführt. Gib dein Notebook zu {expected} ab.",
+        "hi-Latn": "🚫 Yeh notebook {found} hai, lekin is batch mein {expected} grade ho raha hai: isme se kuch bhi run nahi hua. Apna {expected} wala notebook submit karo.",
+    },
+    "grader.context_unreadable": {
+        "en": "✋ The grader could not use the value of {names} in your notebook ({detail}). Set it to plain text, e.g. STUDENT_ID = \"ab123\", and run its cell.",
+        "es": "✋ El corrector no pudo usar el valor de {names} de tu cuaderno ({detail}). Ponle un texto simple, p. ej. STUDENT_ID = \"ab123\", y ejecuta su celda.",
+        "de": "✋ Der Korrektor konnte den Wert von {names} in deinem Notebook nicht verwenden ({detail}). Setze ihn auf einfachen Text, z. B. STUDENT_ID = \"ab123\", und führe seine Zelle aus.",
+        "hi-Latn": "✋ Grader tumhare notebook mein {names} ki value use nahi kar paya ({detail}). Ise simple text rakho, jaise STUDENT_ID = \"ab123\", aur uski cell run karo.",
     },
     "grader.fb.title": {
         "en": "Feedback on {lab} for {student}",
