@@ -197,6 +197,42 @@ def run_nbgrader(nbgrader: str, lab: str, source: dict, folder: Path, n: int, wo
             "cpu_per_submission": cpu / len(students)}
 
 
+def time_per_exercise(lab: str, seed: int) -> dict[str, tuple[float, int]]:
+    """Seconds to run and judge each exercise of the English solution on all its cases, and how many."""
+    import nbformat
+
+    from autograder.grader.engine import case_seed
+    from autograder.grading import grade_exercise, read_context
+    from autograder.runtime import run_call
+
+    spec = get_lab(lab)
+    notebook = nbformat.read(next((ROOT / "solutions" / "en").glob(f"{lab}_*.ipynb")), as_version=4)
+    namespace: dict = {"__name__": "__main__"}
+    cwd = os.getcwd()
+    os.chdir(ROOT / "solutions" / "en")
+    try:
+        for cell in notebook.cells:
+            if cell.cell_type == "code" and "lab.check" not in cell.source and "hand_in" not in cell.source:
+                exec(compile(cell.source, "<solution>", "exec"), namespace)
+    finally:
+        os.chdir(cwd)
+
+    def call(spec_: dict) -> dict:
+        return run_call(namespace, spec_)
+
+    ctx, _ = read_context(spec, call)
+    hidden = case_seed(seed, lab)
+    timings = {}
+    for exercise in spec.exercises:
+        best = float("inf")
+        for _ in range(5):
+            started = time.perf_counter()
+            grade_exercise(exercise, ctx, call, hidden)
+            best = min(best, time.perf_counter() - started)
+        timings[exercise.id] = (best, len(exercise.cases(ctx, hidden)))
+    return timings
+
+
 def main(argv: list[str] | None = None) -> int:
     default_lab = "lab02" if "lab02" in LAB_IDS else "lab00"
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -224,6 +260,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"CPU per submission: {ours['cpu_per_submission'] * 1000:.0f} ms in all (students' processes "
               f"{ours['student_cpu_per_submission'] * 1000:.0f} ms), so {cores} idle cores grade about "
               f"{cores / ours['cpu_per_submission']:.0f} submissions/s")
+        per_exercise = time_per_exercise(args.lab, args.seed)
+        print("time per exercise (the solution, public and hidden cases, in-process, best of 5): "
+              + ", ".join(f"{name} {seconds * 1000:.1f} ms ({cases} cases)" for name, (seconds, cases) in per_exercise.items()))
         nbgrader = find_nbgrader(args.nbgrader)
         if nbgrader is None:
             print("nbgrader: not installed (pip install -r requirements-bench.txt), no comparison")

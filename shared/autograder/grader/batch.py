@@ -60,6 +60,7 @@ class Options:
     max_bytes: int = MAX_BYTES
     regrade: bool = False
     follow_symlinks: bool = False  # else a link handed in is an invalid row (reason `symlink`)
+    reveal_hidden: bool = False  # feedback names hidden inputs (after the deadline)
     progress: TextIO | None = None  # default: stderr
     quiet: bool = False
 
@@ -190,7 +191,7 @@ def run_batch(options: Options) -> BatchResult:
         "seed_source": seed.source,
         "seed_fingerprint": seed.fingerprint,
         "sandbox": info.to_plain() if info else None,
-    })
+    }, reveal_hidden=options.reveal_hidden)
     return BatchResult(book, list(records.values()), reused, len(todo), info, seed, discovery.notes,
                        time.monotonic() - started, startup, startup_cpu, sandbox_cpu)
 

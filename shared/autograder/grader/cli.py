@@ -21,7 +21,8 @@ hidden cases: besides the public cases that `check` shows, every exercise may
 draw randomised cases from a seed. Pass --seed N or set {SEED_ENV}=N for
 final grading and keep N secret; without either, a default seed fixed per lab
 is used (anyone with this code can reproduce it) and the summary warns.
-Each student's hidden cases are derived from the seed and their id.
+Hidden cases depend on the seed and the lab only: identical code gets identical points.
+Feedback never names a hidden input; --reveal-hidden shows them after the deadline.
 
 resuming: every finished submission is recorded in DIR/.autograder/records;
 running the same command again grades only what has no record (a changed
@@ -64,6 +65,8 @@ def _parser() -> argparse.ArgumentParser:
                        help="auto: bwrap when it works here, else the fallback (default)")
     grade.add_argument("--regrade", action="store_true", help="ignore earlier records, grade everything again")
     grade.add_argument("--quiet", action="store_true", help="no progress bar")
+    grade.add_argument("--reveal-hidden", action="store_true",
+                       help="feedback names the hidden cases' inputs (after the deadline; nothing is graded again)")
     grade.add_argument("--follow-symlinks", action="store_true",
                        help="grade notebooks reached through symbolic links (default: each is an invalid row)")
 
@@ -120,6 +123,7 @@ def _grade(args) -> int:
         regrade=args.regrade,
         quiet=args.quiet,
         follow_symlinks=args.follow_symlinks,
+        reveal_hidden=args.reveal_hidden,
     )
     if args.quiet:
         import io

@@ -24,7 +24,7 @@ from . import messages, sanitize  # noqa: F401  (messages registers the grader's
 from .sandbox import ChildDied, ChildHandle, SandboxError, Slot
 from .submissions import Submission
 
-RECORD_VERSION = 1
+RECORD_VERSION = 2  # 2: hidden cases per lab (not per student), revealed feedback kept
 OUTPUT_KEPT = 8000  # characters of the notebook's printed output kept for the instructor
 ANONYMOUS_FUNCTION = "candidate"
 TYPED_ID_CHARS = 200
@@ -122,8 +122,11 @@ class Session:
                         self._cell_event(current, "timeout", seconds=self.limits.cell)
                         self.timed_out = True
                         break
-                    if _cell_index(message.get("cell"), len(self.cells)) is not None:
-                        current = message["cell"]
+                    index = _cell_index(message.get("cell"), len(self.cells))
+                    if index is not None and (current is None or index > current) and index not in self.skip:
+                        # Cells run in order, each once: a message that does not move forward is forged
+                        # (student code may write to this socket) and must not restart the cell's clock.
+                        current = index
                         cell_deadline = time.monotonic() + self.limits.cell
                     elif _cell_index(message.get("cell_error"), len(self.cells)) is not None:
                         index = message["cell_error"]
@@ -183,9 +186,14 @@ def _cell_index(value, count: int) -> int | None:
 
 
 # ---------------------------------------------------------------- seeds, order, anonymity
-def student_seed(seed: int, lab: str, student: str) -> int:
-    """Each student gets their own hidden cases, all fixed by the instructor's seed."""
-    digest = hashlib.sha256(f"{seed}\x00{lab}\x00{student}".encode()).digest()
+def case_seed(seed: int, lab: str) -> int:
+    """The seed of a lab's hidden cases: the instructor's seed and the lab, nothing else.
+
+    Never the student, the file name or the batch order: identical code gets
+    identical cases and so identical points (each exercise then draws its own
+    cases from this seed and its id).
+    """
+    digest = hashlib.sha256(f"{seed}\x00{lab}".encode()).digest()
     return int.from_bytes(digest[:8], "big") >> 1
 
 
@@ -247,7 +255,7 @@ def grade_submission(spec: LabSpec, submission: Submission, slot: Slot, seed: in
     typed_id, mismatch = None, False
     notes: list[Feedback] = []
     hidden_cases = 0
-    hidden_seed = student_seed(seed, spec.id, submission.student)
+    hidden_seed = case_seed(seed, spec.id)
     try:
         def context_call(call_spec: dict) -> dict:
             try:
@@ -346,14 +354,10 @@ def _run_and_judge(exercise: Exercise, ctx: dict, session: Session, seed: int, l
     if failure is not None:
         kind, index = failure
         case = cases[index]
-        if kind == "timeout":
-            if session.remaining() <= 0:
-                return exercise.result(0, "timeout", Feedback("grader.submission_time_limit", {
-                    "name": exercise.id, "seconds": session.limits.submission}))
-            return exercise.result(0, "timeout", Feedback("common.timeout", {"name": exercise.id, "case": case.name}),
-                                   Feedback("grader.time_limit", {"seconds": limits.exercise}))
-        return exercise.result(0, "error", Feedback("grader.worker_crashed", {
-            "name": exercise.id, "case": case.name, "detail": outputs[index]["error"]["message"]}))
+        if not case.public:
+            return _hidden_failure(exercise, kind, limits, session, _failure_result(exercise, kind, case, limits,
+                                                                                    session, outputs[index]))
+        return _failure_result(exercise, kind, case, limits, session, outputs[index])
     try:
         result = exercise.judge(ctx, cases, outputs)
     except Exception as error:
@@ -361,7 +365,90 @@ def _run_and_judge(exercise: Exercise, ctx: dict, session: Session, seed: int, l
     if result.status == "missing":
         missing = next((o["missing"] for o in outputs if o and "missing" in o), exercise.id)
         result.feedback = [Feedback("grader.not_found", {"name": missing})]
+        return result
+    return redact_hidden(exercise, ctx, cases, outputs, result)
+
+
+# Feedback items that say nothing about an input: their parameters are among these.
+SAFE_PARAMS = frozenset({"name", "section", "seconds"})
+
+
+def _safe(item: Feedback) -> bool:
+    return item.key not in ("common.failed", "common.passed") and set(item.params) <= SAFE_PARAMS
+
+
+def redact_hidden(exercise: Exercise, ctx: dict, cases: list, outputs: list, result: Result) -> Result:
+    """Feedback that names the exercise and the mistake, never a hidden input; the full text is kept aside.
+
+    The public cases are judged alone too: where they tell the whole story
+    their feedback stands (those inputs are in `check` anyway); where the
+    hidden cases cost points, the student learns that, and the named mistake,
+    but not which input it was. `--reveal-hidden` shows `revealed`.
+    """
+    public = [i for i, case in enumerate(cases) if case.public]
+    if len(public) == len(cases) or result.status == "passed":
+        return result
+    try:
+        alone = exercise.judge(ctx, [cases[i] for i in public], [outputs[i] for i in public])
+    except Exception:
+        alone = None
+    if alone is not None and [f.render("en") for f in alone.feedback] == [f.render("en") for f in result.feedback]:
+        return result
+    revealed = list(result.feedback)
+    failing = _first_failing_hidden(exercise, ctx, cases, outputs)
+    if failing is not None:
+        revealed.append(Feedback("grader.hidden_case_was", {"case": failing}))
+    if alone is not None and alone.status != "passed":
+        feedback = list(alone.feedback)
+        lost = alone.points - result.points
+        if lost > 0:
+            feedback.append(Feedback("grader.hidden_more", {"name": exercise.id, "lost": f"{lost:g}"}))
+    else:
+        kept = [item for item in result.feedback if _safe(item)]
+        feedback = [Feedback("common.failed", {"name": exercise.id}), Feedback("grader.hidden_failed", {})]
+        if any(item.key != "common.see_section" for item in kept):
+            feedback.append(Feedback("grader.hidden_mistake", {}))
+        feedback += kept
+    result.feedback = feedback
+    result.revealed = revealed
     return result
+
+
+def _first_failing_hidden(exercise: Exercise, ctx: dict, cases: list, outputs: list) -> str | None:
+    """The name of the first hidden case that fails when judged on its own (None where that means nothing)."""
+    for case, output in zip(cases, outputs):
+        if case.public:
+            continue
+        try:
+            alone = exercise.judge(ctx, [case], [output])
+        except Exception:  # an exercise judged only as a whole (a student's test over many functions)
+            return None
+        if alone.status != "passed":
+            return case.name
+    return None
+
+
+def _hidden_failure(exercise: Exercise, kind: str, limits: TimeLimits, session: "Session", full: Result) -> Result:
+    """A time-out or crash on a hidden case: say so without the case."""
+    feedback = [Feedback("common.failed", {"name": exercise.id}), Feedback("grader.hidden_failed", {})]
+    if kind == "timeout":
+        feedback.append(Feedback("grader.time_limit", {"seconds": limits.exercise}))
+    full_feedback = list(full.feedback)
+    full.feedback = feedback
+    full.revealed = full_feedback
+    return full
+
+
+def _failure_result(exercise: Exercise, kind: str, case, limits: TimeLimits, session: "Session",
+                    output: dict) -> Result:
+    if kind == "timeout":
+        if session.remaining() <= 0:
+            return exercise.result(0, "timeout", Feedback("grader.submission_time_limit", {
+                "name": exercise.id, "seconds": session.limits.submission}))
+        return exercise.result(0, "timeout", Feedback("common.timeout", {"name": exercise.id, "case": case.name}),
+                               Feedback("grader.time_limit", {"seconds": limits.exercise}))
+    return exercise.result(0, "error", Feedback("grader.worker_crashed", {
+        "name": exercise.id, "case": case.name, "detail": output["error"]["message"]}))
 
 
 def _internal_error(exercise: Exercise, error: Exception) -> Result:

@@ -190,6 +190,8 @@ def graded_record(spec: LabSpec, submission: Submission, key: str, seed_source: 
             "status": result.status,
             "diagnosis": result.diagnosis,
             "feedback": _capped(render_all(result.feedback)),
+            # The feedback with hidden inputs named, for `--reveal-hidden` after the deadline.
+            "feedback_revealed": _capped(render_all(result.revealed)) if result.revealed is not None else None,
         }
     record.update({
         "status": outcome.status,
@@ -240,7 +242,7 @@ def feedback_lang(record: dict, forced: str | None) -> str:
     return i18n.normalise_lang(forced or lang)
 
 
-def submission_entry(record: dict, forced_lang: str | None) -> dict:
+def submission_entry(record: dict, forced_lang: str | None, reveal_hidden: bool = False) -> dict:
     lang = feedback_lang(record, forced_lang)
     entry = {
         "student": record["student"],
@@ -253,7 +255,7 @@ def submission_entry(record: dict, forced_lang: str | None) -> dict:
                 "max_points": item["max_points"],
                 "status": item["status"],
                 "diagnosis": item.get("diagnosis"),
-                "feedback": _pick(item["feedback"], lang),
+                "feedback": _pick((reveal_hidden and item.get("feedback_revealed")) or item["feedback"], lang),
             }
             for exercise_id, item in record["exercises"].items()
         },
@@ -284,9 +286,10 @@ def safe_filename(student: str, taken: set[str]) -> str:
     return candidate
 
 
-def write_gradebook(out: Path, spec: LabSpec, records: list[dict], forced_lang: str | None, meta: dict) -> dict:
+def write_gradebook(out: Path, spec: LabSpec, records: list[dict], forced_lang: str | None, meta: dict,
+                    reveal_hidden: bool = False) -> dict:
     records = sorted(records, key=lambda r: r["student"])
-    entries = [submission_entry(r, forced_lang) for r in records]
+    entries = [submission_entry(r, forced_lang, reveal_hidden) for r in records]
     book = {"lab": spec.id, "max_score": spec.max_score, **meta, "submissions": entries}
     write_atomic(out / "grades.json", json.dumps(book, ensure_ascii=False, indent=1))
     write_atomic(out / "grades.csv", _csv(spec, entries))

@@ -164,3 +164,33 @@ FEEDBACK = {
 
 i18n.register(INVALID)
 i18n.register(FEEDBACK)
+
+# Feedback on hidden cases names the exercise and the mistake, never the input (see engine.redact_hidden).
+HIDDEN = {
+    "grader.hidden_failed": {
+        "en": "it passes the public cases (the ones `check` shows) but not all of the grader's hidden cases.",
+        "es": "supera los casos públicos (los que muestra `check`), pero no todos los casos ocultos del corrector.",
+        "de": "die öffentlichen Fälle (die `check` zeigt) besteht es, aber nicht alle verdeckten Fälle des Korrektors.",
+        "hi-Latn": "yeh public cases (jo `check` dikhata hai) pass karta hai, lekin grader ke saare hidden cases nahi.",
+    },
+    "grader.hidden_mistake": {
+        "en": "What goes wrong there:",
+        "es": "Lo que falla allí:",
+        "de": "Was dort schiefgeht:",
+        "hi-Latn": "Wahan kya galat hota hai:",
+    },
+    "grader.hidden_more": {
+        "en": "The grader's hidden cases cost {lost} more point(s): {name} also fails on inputs that `check` does not show.",
+        "es": "Los casos ocultos del corrector restan {lost} punto(s) más: {name} también falla con entradas que `check` no muestra.",
+        "de": "Die verdeckten Fälle des Korrektors kosten {lost} weitere(n) Punkt(e): {name} scheitert auch an Eingaben, die `check` nicht zeigt.",
+        "hi-Latn": "Grader ke hidden cases se {lost} point aur kat gaye: {name} un inputs par bhi fail hota hai jo `check` nahi dikhata.",
+    },
+    "grader.hidden_case_was": {
+        "en": "(Hidden case: {case}.)",
+        "es": "(Caso oculto: {case}.)",
+        "de": "(Verdeckter Fall: {case}.)",
+        "hi-Latn": "(Hidden case: {case}.)",
+    },
+}
+
+i18n.register(HIDDEN)
