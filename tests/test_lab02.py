@@ -420,8 +420,8 @@ def test_each_weak_perturbation_test_is_named_in_two_languages(diagnosis, functi
 
 def test_feedback_names_the_bugs_a_test_missed():
     result = grade(with_("perturbation_test", _last_only), exercise="perturbation_test")["perturbation_test"]
-    assert "It passed 4 of 5 checks. Missed: • a single leak at position(s) 1, 2, 3, 4, 5, 6:" in result.render("en")
-    assert "Nicht bestanden: • ein einzelnes Leck an Position(en) 1, 2, 3, 4, 5, 6" in result.render("de")
+    assert "It passed 4 of 5 checks. Missed: • a single leak at position(s) 1, 2, 3, 4:" in result.render("en")
+    assert "Nicht bestanden: • ein einzelnes Leck an Position(en) 1, 2, 3, 4" in result.render("de")
     assert "no mask" not in result.render("en")
     result = grade(with_("perturbation_test", _demands_later_change), exercise="perturbation_test")[
         "perturbation_test"]
@@ -435,7 +435,7 @@ def test_weak_tests_stay_weak_on_the_hidden_cases():
         assert result.diagnosis == "missed_positions" and result.points == 4
 
 
-@pytest.mark.parametrize("skipped", range(1, 8))
+@pytest.mark.parametrize("skipped", range(1, 6))  # every position of the public T = 6
 def test_skipping_any_single_position_loses_a_point(skipped):
     """The reviewer's weak test perturbed only T//2 and T-1; any one position left out must cost."""
     def skips_one(attn_fn, T=8, d=4, seed=0):
@@ -597,10 +597,11 @@ def test_the_issue_bugs_exist():
     exercise = lab02.LAB.exercise("perturbation_test")
     for seed in (None, 5):
         cases = exercise.cases({}, seed)
-        for T in {c.data["kwargs"]["T"] for c in cases}:
-            keys = sorted(c.data["key"] for c in cases if c.data.get("base") == bugs02.POSITION_LEAK
-                          and c.data["kwargs"]["T"] == T)
-            assert keys == list(range(1, T))  # one single-position leak per position p = 1 … T-1
+        for public in (True, False):
+            group = [c for c in cases if c.public == public and c.data.get("base") == bugs02.POSITION_LEAK]
+            if group:
+                T = group[0].data["kwargs"]["T"]
+                assert sorted(c.data["key"] for c in group) == list(range(1, T))  # one leak per p = 1 … T-1
     assert {impl.name for impl in bugs02.PERTURBATION if impl.forward_causal} == {
         "attention", "position_wise", "prefix_mean"}
     assert "gradient_leak" in {impl.name for impl in bugs02.JACOBIAN}

@@ -86,7 +86,21 @@ def _moved(a: np.ndarray, b: np.ndarray, atol: float) -> bool:
     return bool((differs | (np.isnan(a) != np.isnan(b))).any())
 
 
-def witnessed(inputs: list[np.ndarray], run: Callable[[np.ndarray], np.ndarray], feature_dims: int) -> bool:
+_OUTPUTS: dict[tuple, np.ndarray] = {}
+
+
+def trusted_output(key: tuple, x: np.ndarray, run: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    """run(x), remembered: students who keep the default seed hand the same inputs to the same function."""
+    full = (key, x.shape, x.tobytes())
+    if full not in _OUTPUTS:
+        if len(_OUTPUTS) > 4096:
+            _OUTPUTS.clear()
+        _OUTPUTS[full] = np.asarray(run(x), dtype=float)
+    return _OUTPUTS[full]
+
+
+def witnessed(inputs: list[np.ndarray], run: Callable[[np.ndarray], np.ndarray], feature_dims: int,
+              key: tuple | None = None) -> bool:
     """Whether the recorded `inputs`, run through the trusted `run`, show a leak.
 
     Outputs are computed one input at a time and each new sequence is compared
@@ -97,7 +111,7 @@ def witnessed(inputs: list[np.ndarray], run: Callable[[np.ndarray], np.ndarray],
     seen: list[tuple[np.ndarray, np.ndarray]] = []
     for x in inputs:
         try:
-            y = np.asarray(run(x), dtype=float)
+            y = trusted_output(key, x, run) if key is not None else np.asarray(run(x), dtype=float)
         except Exception:  # an input the function cannot take (wrong shape, bad ids) is no evidence
             continue
         for sequence in split_sequences(x, y, feature_dims):

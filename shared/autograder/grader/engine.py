@@ -72,6 +72,7 @@ class Session:
         self.children = 0
         self.timed_out = False
         self.crashed = False
+        self.prefetched: tuple[int, dict, ChildHandle] | None = None  # (request id, spec, child) already sent
 
     def remaining(self) -> float:
         return self.deadline - time.monotonic()
@@ -152,17 +153,35 @@ class Session:
         self.skip.add(index)
         self.events[index] = CellEvent(index, kind, params)
 
-    def call(self, spec: dict, deadline: float) -> tuple[dict, str | None]:
-        """(output, failure): failure is None, "timeout" or "crash"; the child is gone after a failure."""
+    def call(self, spec: dict, deadline: float, upcoming: dict | None = None) -> tuple[dict, str | None]:
+        """(output, failure): failure is None, "timeout" or "crash"; the child is gone after a failure.
+
+        `upcoming`, the call that will follow, is sent as soon as this one's answer
+        arrives (the child works on it while this answer is decoded); the next
+        `call` with that very spec then only waits for its answer.
+        """
         self.ensure_child()
         assert self.child is not None
-        self.request_id += 1
-        request_id = self.request_id
+        child = self.child
         try:
-            self.child.send({"id": request_id, "call": spec}, timeout=max(0.5, deadline - time.monotonic()))
+            if self.prefetched is not None and self.prefetched[1] is spec and self.prefetched[2] is child:
+                request_id = self.prefetched[0]
+            else:
+                self.request_id += 1
+                request_id = self.request_id
+                child.send({"id": request_id, "call": spec}, timeout=max(0.5, deadline - time.monotonic()))
+            self.prefetched = None
+
+            def send_upcoming() -> None:
+                if upcoming is not None:
+                    self.request_id += 1
+                    child.send({"id": self.request_id, "call": upcoming},
+                               timeout=max(0.5, deadline - time.monotonic()))
+                    self.prefetched = (self.request_id, upcoming, child)
+
             until = min(deadline, self.deadline)
             while True:
-                message = self.child.receive(until)
+                message = self.child.receive(until, on_line=send_upcoming if self.prefetched is None else None)
                 if message is not None and time.monotonic() >= until:
                     message = None
                 if message is None:
@@ -320,19 +339,41 @@ def grade_exercise(exercise: Exercise, ctx: dict, session: Session, seed: int,
                    limits: TimeLimits) -> tuple[Result, int]:
     """The exercise's Result and how many hidden cases it had."""
     try:
-        cases = exercise.cases(ctx, seed)
+        cases, calls = batch_cases(exercise, ctx, seed)
     except Exception as error:  # the exercise definition itself failed: not the student's fault
         return _internal_error(exercise, error), 0
-    result = _run_and_judge(exercise, ctx, session, seed, limits, cases)
+    result = _run_and_judge(exercise, ctx, session, seed, limits, cases, calls)
     return result, sum(1 for case in cases if not case.public)
 
 
+_BATCH_CASES: dict[tuple, tuple[list, list]] = {}
+
+
+def batch_cases(exercise: Exercise, ctx: dict, seed: int) -> tuple[list, list]:
+    """The cases and their anonymised calls: the same for every student of a batch, so built once.
+
+    Only an empty context (every lab but lab00, whose cases follow the typed id) is shared.
+    """
+    if ctx:
+        cases = exercise.cases(ctx, seed)
+        return cases, [anonymise(case.call) for case in cases]
+    key = (exercise.lab, exercise.id, seed)
+    if key not in _BATCH_CASES:
+        if len(_BATCH_CASES) > 64:
+            _BATCH_CASES.clear()
+        cases = exercise.cases(ctx, seed)
+        _BATCH_CASES[key] = (cases, [anonymise(case.call) for case in cases])
+    return _BATCH_CASES[key]
+
+
 def _run_and_judge(exercise: Exercise, ctx: dict, session: Session, seed: int, limits: TimeLimits,
-                   cases: list) -> Result:
+                   cases: list, calls: list) -> Result:
     outputs: list[dict | None] = [None] * len(cases)
     failure: tuple[str, int] | None = None
     deadline = None
-    for index in _order(len(cases), seed, exercise.id):
+    order = _order(len(cases), seed, exercise.id)
+    for position, index in enumerate(order):
+        upcoming = calls[order[position + 1]] if position + 1 < len(order) else None
         try:
             session.ensure_child()  # a respawn after an earlier failure is not this exercise's time
         except SubmissionTimeUp:
@@ -341,7 +382,7 @@ def _run_and_judge(exercise: Exercise, ctx: dict, session: Session, seed: int, l
         if deadline is None:
             deadline = time.monotonic() + limits.exercise
         try:
-            output, failed = session.call(anonymise(cases[index].call), deadline)
+            output, failed = session.call(calls[index], deadline, upcoming)
         except SubmissionTimeUp:
             return exercise.result(0, "timeout", Feedback("grader.submission_time_limit", {
                 "name": exercise.id, "seconds": session.limits.submission}))

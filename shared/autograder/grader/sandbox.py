@@ -760,13 +760,21 @@ class ChildHandle:
         if room > 0:
             self.output += chunk[:room]
 
-    def receive(self, deadline: float) -> dict | None:
-        """The next message, or None when `deadline` (monotonic) passes first."""
+    def receive(self, deadline: float, on_line=None) -> dict | None:
+        """The next message, or None when `deadline` (monotonic) passes first.
+
+        `on_line()` runs as soon as a whole line is in, before it is parsed: the
+        grader sends its next request there, so the child computes while the
+        grader decodes and cleans the answer.
+        """
         while True:
             newline = self.buffer.find(b"\n")
             if newline >= 0:
                 line = bytes(self.buffer[:newline])
                 del self.buffer[:newline + 1]
+                if on_line is not None:
+                    on_line()
+                    on_line = None
                 from . import sanitize
 
                 try:

@@ -55,6 +55,8 @@ def text(value: Any, limit: int = TEXT_LIMIT, newlines: bool = True) -> str:
     tabs stay only when `newlines` (else they become spaces)."""
     if not isinstance(value, str):
         value = _plain_str(value)
+    if len(value) <= limit and value.isascii() and value.isprintable():
+        return value  # the usual key or dtype name: nothing to replace (ASCII printable has no controls)
     cut = len(value) - limit
     if cut > 0:
         value = value[:limit]

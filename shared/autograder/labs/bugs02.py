@@ -24,14 +24,21 @@ import numpy as np
 
 FUNCTION_NAME = "attn_fn"
 
-PRELUDE = '''def attn_fn(X):
+PRELUDE = '''_weights = {{}}  # (d, dtype) -> (W_q, W_k, W_v): drawn once per size, the same numbers on every call
+_positions = {{}}  # T -> the index grids: a student's test calls this function T + 1 times or more
+
+
+def attn_fn(X):
     T, d = X.shape[-2], X.shape[-1]
-    g = torch.Generator().manual_seed({wseed})
-    W_q, W_k, W_v = (torch.randn(d, d, generator=g, dtype=X.dtype) / math.sqrt(2 * d) for _ in range(3))
+    if (d, X.dtype) not in _weights:
+        g = torch.Generator().manual_seed({wseed})
+        _weights[d, X.dtype] = tuple(torch.randn(d, d, generator=g, dtype=X.dtype) / math.sqrt(2 * d) for _ in range(3))
+    W_q, W_k, W_v = _weights[d, X.dtype]                # (d, d) each
     Q, K, V = X @ W_q, X @ W_k, X @ W_v                  # (T, d) each
     scores = Q @ K.transpose(-2, -1) / math.sqrt(d)      # (T, T)
-    i = torch.arange(T).unsqueeze(-1)                    # (T, 1): query index
-    j = torch.arange(T).unsqueeze(0)                     # (1, T): key index
+    if T not in _positions:
+        _positions[T] = (torch.arange(T).unsqueeze(-1), torch.arange(T).unsqueeze(0))
+    i, j = _positions[T]                                 # (T, 1) query index, (1, T) key index
 '''
 
 
@@ -71,12 +78,12 @@ IMPLS: tuple[Impl, ...] = (
     Impl("prefix_mean", '''\
     counts = torch.arange(1, T + 1, dtype=X.dtype).unsqueeze(-1)   # (T, 1)
     return torch.cumsum(V, dim=-2) / counts              # mean of V[0..i]
-''', True, _tril, True, True),
+''', True, _tril, True, False),
     # ---- bugs
     Impl("no_mask", '''\
     weights = torch.softmax(scores, dim=-1)              # (T, T)
     return weights @ V
-''', False, lambda T: np.ones((T, T), dtype=bool), True, True),
+''', False, lambda T: np.ones((T, T), dtype=bool), True, False),
     Impl("off_by_one", '''\
     weights = torch.softmax(scores.masked_fill(j > i + 1, float("-inf")), dim=-1)  # (T, T)
     return weights @ V
@@ -84,7 +91,7 @@ IMPLS: tuple[Impl, ...] = (
     Impl("mask_after_softmax", '''\
     weights = torch.softmax(scores, dim=-1) * (j <= i)   # (T, T)
     return weights @ V
-''', False, lambda T: np.ones((T, T), dtype=bool), True, True),
+''', False, lambda T: np.ones((T, T), dtype=bool), True, False),
     Impl("diagonal_masked", '''\
     weights = torch.softmax(scores.masked_fill(j >= i, float("-inf")), dim=-1)  # (T, T)
     return weights @ V

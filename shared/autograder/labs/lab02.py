@@ -269,7 +269,8 @@ def leak_witnessed(case: Case, output: dict) -> bool:
         with torch.no_grad():
             return function(torch.tensor(x, dtype=torch.float64)).numpy()
 
-    return evidence.witnessed(inputs, run, feature_dims=1)
+    impl = bugs02.impl_of(_impl_data(case))
+    return evidence.witnessed(inputs, run, feature_dims=1, key=("lab02", impl.name, int(case.data["wseed"])))
 
 
 _TRUSTED: dict[tuple, Any] = {}
@@ -303,7 +304,7 @@ class PerturbationTest(StudentTest):
     CORRECT = ("attention", "position_wise", "prefix_mean")
     CHECKS = LEAK_BUGS + ("positions", "nan_rule")
     points = float(len(CHECKS))
-    public_T = 8  # the signature's default: perturbation_test(attn_fn, T=8, d=4, seed=0)
+    public_T = 6  # passed explicitly (the signature's default is 8): the hidden sets use other T
     sections = {"missed_positions": "07 §6", "nan_perturbation": "07 §6", "crashes_on_nan": "08 §3",
                 "no_evidence": "07 §1"}
     diagnoses = ("always_true", "always_false", "flags_correct", "nan_perturbation", "missed_positions",
@@ -312,7 +313,7 @@ class PerturbationTest(StudentTest):
     def run_set(self, T: int, kwargs: dict, wseed: int, rng: np.random.Generator, public: bool) -> list[Case]:
         # The hidden set (other T, d, weights) re-runs the correct functions and the position sweep; the
         # whole-mask bugs show at any size, so the public set decides them.
-        names = self.CORRECT + self.LEAK_BUGS + (self.NAN_DEFECT,) if public else self.CORRECT
+        names = self.CORRECT + self.LEAK_BUGS + (self.NAN_DEFECT,) if public else ("attention", "position_wise")
         cases = [self.case(bugs02.BY_NAME[name], wseed, kwargs, public) for name in names]
         for key in range(1, T):
             query = int(rng.integers(0, key))
@@ -324,7 +325,7 @@ class PerturbationTest(StudentTest):
         cases = self.run_set(self.public_T, {"T": self.public_T}, 0, np.random.default_rng(0), True)
         if seed is not None:
             rng = rng_for(seed, self.id)
-            T = int(rng.integers(6, 11))
+            T = int(rng.integers(5, 9))
             kwargs = {"T": T, "d": int(rng.integers(2, 7)), "seed": int(rng.integers(1, 10_000))}
             cases += self.run_set(T, kwargs, int(rng.integers(1, 2**31)), rng, False)
         return cases
@@ -414,17 +415,17 @@ class JacobianLeaks(StudentTest):
     points = 3
     section = "07 §3"
     public_kwargs = {"T": 6, "d": 2}  # d = 2: half the backward passes of the default d = 4
-    # A Jacobian costs T * d backward passes: the hidden cases re-run the functions whose pattern
-    # depends on T (and the gradient-only leak) on other sizes and weights, plus one position leak.
-    hidden_impls = ("attention", "off_by_one", "middle_leak", "gradient_leak")
+    # A Jacobian costs T * d backward passes: the hidden cases re-run correct attention and one
+    # position leak (drawn per seed) on another size and other weights.
+    hidden_impls = ("attention",)
     diagnoses = ("jacobian_transposed", "gradient_leak_missed", "threshold_too_high", "no_evidence")
 
     def cases(self, ctx, seed=None):
         cases = [self.case(impl, 0, self.public_kwargs, True) for impl in bugs02.JACOBIAN]
         if seed is not None:
             rng = rng_for(seed, self.id)
-            T = int(rng.integers(4, 8))
-            kwargs = {"T": T, "d": int(rng.integers(2, 4))}
+            T = int(rng.integers(4, 7))
+            kwargs = {"T": T, "d": 2}
             wseed = int(rng.integers(1, 2**31))
             cases += [self.case(bugs02.BY_NAME[name], wseed, kwargs, False) for name in self.hidden_impls]
             key = int(rng.integers(1, T))

@@ -553,7 +553,8 @@ class PrefixTestExercise(LabExercise):
             with torch.no_grad():
                 return model(torch.tensor(ids, dtype=torch.long)).double().numpy()
 
-        return evidence.witnessed(inputs, run, feature_dims=0)
+        key = ("lab03", case.data["bug"], vocab, case.data["decoder_seed"], case.data["leak"])
+        return evidence.witnessed(inputs, run, feature_dims=0, key=key)
 
     def judge_outputs(self, ctx: dict, cases: list[Case], values: list[Any]) -> Result:
         crashes = {}
