@@ -14,6 +14,7 @@ from autograder.grader import engine
 from autograder.grader.gradescope import submission_seed
 from autograder.labs import get_lab
 from corpus.lab00 import answer_cells, answers, header, notebook
+from corpus.notebooks import with_definition
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -33,21 +34,12 @@ def grade(*args, timeout=600):
                           capture_output=True, text=True, timeout=timeout)
 
 
-def with_definition(notebook_path: Path, name: str, source: str) -> dict:
-    book = json.loads(notebook_path.read_text())
-    for cell in book["cells"]:
-        if cell["cell_type"] == "code" and f"def {name}(" in "".join(cell["source"]):
-            cell["source"] = source
-            return book
-    raise AssertionError(f"no cell defines {name}")
-
-
 @pytest.fixture(scope="module")
 def copies(tmp_path_factory):
     """One partly wrong lab01 notebook under many names, flat and in the nbgrader layout, graded once."""
     folder = tmp_path_factory.mktemp("fair")
-    book = with_definition(ROOT / "solutions" / "en" / "lab01_masks.ipynb", "sliding_window_mask",
-                           PARTLY_WRONG_WINDOW)
+    book = with_definition(json.loads((ROOT / "solutions" / "en" / "lab01_masks.ipynb").read_text()),
+                           "sliding_window_mask", PARTLY_WRONG_WINDOW)
     flat = folder / "flat"
     flat.mkdir()
     names = ["ana", "ben", "chen", "dara", "eli", "fatima", "goran", "hana", "ivo", "jo",

@@ -6,12 +6,12 @@ shuffled calls). lab02 also gets students' tests that try to game the
 mutation testing of `perturbation_test`.
 """
 import json
-import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from corpus.notebooks import with_definition
 
 from autograder.labs import LAB_IDS, get_lab
 
@@ -36,15 +36,6 @@ NAME_CHEAT = '''def perturbation_test(attn_fn, T=8, d=4, seed=0):
 '''
 
 
-def _with_definition(notebook: dict, name: str, source: str) -> dict:
-    notebook = json.loads(json.dumps(notebook))
-    for cell in notebook["cells"]:
-        if cell["cell_type"] == "code" and re.search(rf"^def {name}\(", "".join(cell["source"]), re.M):
-            cell["source"] = source
-            return notebook
-    raise AssertionError(f"no cell defines {name}")
-
-
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
     folder = tmp_path_factory.mktemp("labs")
@@ -60,7 +51,7 @@ def graded(tmp_path_factory):
         if lab == "lab02":
             notebook = json.loads(solution.read_text())
             for student, cheat in (("cheat_counter", COUNTER_CHEAT), ("cheat_names", NAME_CHEAT)):
-                (subs / f"{student}.ipynb").write_text(json.dumps(_with_definition(notebook, "perturbation_test", cheat)))
+                (subs / f"{student}.ipynb").write_text(json.dumps(with_definition(notebook, "perturbation_test", cheat)))
         runs[lab] = subprocess.Popen(
             [sys.executable, "-m", "autograder", "grade", lab, str(subs), "--out", str(folder / lab / "out"),
              "--jobs", "1", "--seed", "31337"],
