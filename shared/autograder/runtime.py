@@ -24,6 +24,7 @@ MAX_ELEMENTS = 100_000
 MAX_REPR = 200
 MAX_RECORDED_CALLS = 64  # inputs a student's test passed to a recorded function, kept as evidence
 MAX_RECORDED_ELEMENTS = 4096
+LARGE_INT = 1 << 1000  # a larger int has no float: sent as an object
 
 # Recorders created while decoding the arguments of the current call (see run_call).
 _recorders: list[list] = []
@@ -109,16 +110,38 @@ def encode_result(value: Any, depth: int = 0) -> Any:
         return {"__object__": "nested too deep", "repr": ""}
     if value is None or isinstance(value, (bool, int, float, str)):
         if isinstance(value, str):
-            return value[:MAX_REPR * 10]
+            return str.__getitem__(value, slice(MAX_REPR * 10))  # a str subclass may slice to anything
+        if isinstance(value, float) or value is None or isinstance(value, bool):
+            return value if value is None or type(value) in (bool, float) else float(value)  # numpy.float64
+        value = int(value)
+        if not -LARGE_INT < value < LARGE_INT:
+            return {"__object__": "int", "repr": f"an int of {value.bit_length()} bits"}  # no float holds it
         return value
     type_name = type(value).__module__ + "." + type(value).__qualname__
     if type_name == "torch.Tensor" or type_name.startswith("numpy.") and hasattr(value, "shape"):
-        return _encode_array(value)
+        encoded = _encode_array(value)
+        # a class that only calls itself torch.Tensor (or a subclass lying about its shape) is an object
+        return encoded if _consistent(encoded) else {"__object__": type(value).__qualname__,
+                                                       "repr": _safe_repr(value)}
     if isinstance(value, tuple):
         return {"__tuple__": [encode_result(v, depth + 1) for v in value[:64]]}
     if isinstance(value, list):
         return [encode_result(v, depth + 1) for v in value[:MAX_ELEMENTS]]
     return {"__object__": type(value).__qualname__, "repr": _safe_repr(value)}
+
+
+def _consistent(encoded: dict) -> bool:
+    """dtype a name, shape a list of sizes, and as many numbers as the shape says."""
+    shape, data = encoded.get("shape"), encoded.get("__tensor__")
+    if type(encoded.get("dtype")) is not str or type(shape) is not list \
+            or not all(type(n) is int and 0 <= n < 1 << 62 for n in shape):
+        return False
+    if data is None:
+        return True
+    size = 1
+    for n in shape:
+        size *= n
+    return type(data) is list and size == len(data) and all(type(x) in (float, bool) for x in data)
 
 
 def _safe_repr(value: Any) -> str:
@@ -182,11 +205,11 @@ def _run(namespace: dict, obj: Any, call: dict) -> dict:
         if call["kind"] == "value":
             if obj is Ellipsis:
                 raise NotAnswered(target)
-            return {"ok": encode_result(_as_plain_value(obj))}
+            return _ok(_as_plain_value(obj))
         args = decode_arg(call.get("args", []))
         kwargs = decode_arg(call.get("kwargs", {}))
         if call["kind"] == "call":
-            return {"ok": encode_result(obj(*args, **kwargs))}
+            return _ok(obj(*args, **kwargs))
         if call["kind"] == "module":
             torch = _torch()
             module = obj(*decode_arg(call.get("init", [])))
@@ -195,13 +218,24 @@ def _run(namespace: dict, obj: Any, call: dict) -> dict:
                 module.load_state_dict(state)
             module.eval()
             with torch.no_grad():
-                return {"ok": encode_result(module(*args, **kwargs))}
+                return _ok(module(*args, **kwargs))
         raise ValueError(f"unknown call kind {call['kind']!r}")
     except (NotImplementedError, NotAnswered):
         return {"not_answered": True}
     except RecursionError:
         return {"error": {"type": "RecursionError", "message": "maximum recursion depth exceeded"}}
     except Exception as error:  # the student's error is data, not a crash of the grader
+        return {"error": {"type": type(error).__name__, "message": _safe_str(error)}}
+
+
+def _ok(value: Any) -> dict:
+    """The encoded value; a value that cannot be read (a meta tensor: NotImplementedError) is an error,
+    never "not answered"."""
+    try:
+        return {"ok": encode_result(value)}
+    except RecursionError:
+        raise
+    except Exception as error:
         return {"error": {"type": type(error).__name__, "message": _safe_str(error)}}
 
 

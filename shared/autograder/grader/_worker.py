@@ -783,8 +783,8 @@ def _flush() -> None:
 
 def _safe_str(error: BaseException) -> str:
     try:
-        return str(error)[:MAX_MESSAGE]
-    except Exception:
+        return str(str(error)[:MAX_MESSAGE])
+    except BaseException:  # a __str__ that raises SystemExit must not end the child either
         return "<message unavailable>"
 
 

@@ -28,6 +28,7 @@ RECORD_VERSION = 2  # 2: hidden cases per lab (not per student), revealed feedba
 OUTPUT_KEPT = 8000  # characters of the notebook's printed output kept for the instructor
 ANONYMOUS_FUNCTION = "candidate"
 TYPED_ID_CHARS = 200
+GARBLED = "it garbled the channel to the grader"
 
 
 @dataclass
@@ -73,6 +74,7 @@ class Session:
         self.timed_out = False
         self.crashed = False
         self.prefetched: tuple[int, dict, ChildHandle] | None = None  # (request id, spec, child) already sent
+        self.protocol_problem = ""  # what was wrong with the last forged answer
 
     def remaining(self) -> float:
         return self.deadline - time.monotonic()
@@ -144,7 +146,8 @@ class Session:
                     raise SandboxError(f"the worker died before running the notebook: {died}") from died
                 self.crashed = True
                 self.child = child
-                self._cell_event(current, "crash", detail=self._kill(died=True) or "ended")
+                status = self._kill(died=True) or "ended"
+                self._cell_event(current, "crash", detail=GARBLED if "unreadable" in str(died) else status)
                 continue
             self.child = child
             self._kill()  # a cell hung: start again without it
@@ -188,13 +191,21 @@ class Session:
                     self.timed_out = True
                     self._kill()
                     return {"timeout": True}, "timeout"
-                if message.get("id") == request_id and isinstance(message.get("result"), dict):
-                    return message["result"], None
+                if type(message.get("id")) is int and message["id"] == request_id and "result" in message:
+                    result, problem = sanitize.call_result(message["result"])
+                    if problem:
+                        # no worker answers so: the student's code wrote it on the socket (a protocol error,
+                        # that exercise's, never a value the trusted judge would choke on)
+                        self.crashed = True
+                        self.protocol_problem = problem
+                        self._kill()
+                        return {"error": {"type": "WorkerCrash", "message": GARBLED}}, "crash"
+                    return result, None
                 # anything else on the socket was written by the student's code: ignore it
         except ChildDied as died:
             self.crashed = True
             status = self._kill(died=True)
-            detail = "it garbled the channel to the grader" if "unreadable" in str(died) or status == "running" \
+            detail = GARBLED if "unreadable" in str(died) or status == "running" \
                 else (status or "ended")
             return {"error": {"type": "WorkerCrash", "message": detail}}, "crash"
 
@@ -279,9 +290,14 @@ def grade_submission(spec: LabSpec, submission: Submission, slot: Slot, seed: in
         def context_call(call_spec: dict) -> dict:
             try:
                 session.ensure_child()  # running the notebook is not part of this call's time
-                output, _ = session.call(call_spec, time.monotonic() + limits.exercise)
+                crashed = session.crashed
+                output, failed = session.call(call_spec, time.monotonic() + limits.exercise)
             except SubmissionTimeUp:
                 return {"timeout": True}
+            if failed == "crash" and output["error"]["message"] == GARBLED:
+                # a forged answer for STUDENT_ID is a value the lab cannot use, said as such (and no crash)
+                session.crashed = crashed
+                raise sanitize.ProtocolError(session.protocol_problem or GARBLED)
             return output
 
         try:

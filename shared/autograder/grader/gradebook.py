@@ -32,6 +32,7 @@ from .submissions import Submission
 STATE_DIR = ".autograder"
 FEEDBACK_CHARS = 4000  # one exercise's feedback in one language; an honest one is a few hundred
 CELL_NOTE_CHARS = 1000
+MAX_CELL_NOTES = 50  # cells with a note per submission; the rest are counted in one more note
 PATH_CHARS = 1000
 OUTPUT_CHARS = 10_000  # the session keeps 8000, plus its marker
 RECORD_STRING = 20_000  # any string of a record read back (the kept output is 8000)
@@ -201,8 +202,7 @@ def graded_record(spec: LabSpec, submission: Submission, key: str, seed_source: 
         "exercises": exercises,
         "typed_id": outcome.typed_id,
         "id_mismatch": outcome.id_mismatch,
-        "cells": [{"cell": event.number or event.cell + 1, "kind": event.kind,
-                   "text": _capped(render_all([event.feedback()]), CELL_NOTE_CHARS)} for event in outcome.events],
+        "cells": _cell_notes(outcome.events),
         "notes": _capped(render_all(outcome.notes)) if outcome.notes else {},
         "output": sanitize.text(outcome.output, OUTPUT_CHARS),
         "duration": round(duration, 4),
@@ -212,6 +212,18 @@ def graded_record(spec: LabSpec, submission: Submission, key: str, seed_source: 
         "sandbox": sandbox,
     })
     return record
+
+
+def _cell_notes(events: list) -> list[dict]:
+    """One note per cell that failed, up to MAX_CELL_NOTES, then one that counts the rest: a notebook of
+    2000 failing cells must not make a record (and the gradebook) of megabytes."""
+    notes = [{"cell": event.number or event.cell + 1, "kind": event.kind,
+              "text": _capped(render_all([event.feedback()]), CELL_NOTE_CHARS)} for event in events[:MAX_CELL_NOTES]]
+    if len(events) > MAX_CELL_NOTES:
+        rest = events[MAX_CELL_NOTES:]
+        notes.append({"cell": rest[0].number or rest[0].cell + 1, "kind": "more",
+                      "text": render_all([Feedback("grader.cells_more", {"count": len(rest)})])})
+    return notes
 
 
 def error_record(spec: LabSpec, submission: Submission, key: str, seed_source: str, detail: str,
@@ -267,7 +279,7 @@ def submission_entry(record: dict, forced_lang: str | None, reveal_hidden: bool 
         "lab_found": record.get("lab_found"),
         "notebook": record["path"],
         "cells": [{"cell": c["cell"], "kind": c["kind"], "text": _pick(c.get("text"), lang, CELL_NOTE_CHARS)}
-                  for c in record.get("cells", [])],
+                  for c in record.get("cells", [])[:MAX_CELL_NOTES + 1]],
         "duration": record.get("duration", 0.0),
     }
     return entry

@@ -121,6 +121,12 @@ FEEDBACK = {
         "de": "Zelle {cell} ist ein Zellen-Magic (%%...), kein Python, und wurde nicht ausgeführt",
         "hi-Latn": "cell {cell} ek cell magic (%%...) hai, Python nahi, isliye run nahi hui",
     },
+    "grader.cells_more": {
+        "en": "{count} more cells raised an error, hung or were skipped (the first ones are listed above)",
+        "es": "otras {count} celdas lanzaron un error, se colgaron o se omitieron (arriba están las primeras)",
+        "de": "{count} weitere Zellen haben einen Fehler ausgelöst, hingen oder wurden übersprungen (die ersten stehen oben)",
+        "hi-Latn": "{count} aur cells ne error diya, atak gayi ya skip hui (pehli wali upar list hain)",
+    },
     "grader.wrong_lab": {
         "en": "🚫 This notebook is {found}, but this batch grades {expected}: nothing in it was run. Hand in your {expected} notebook.",
         "es": "🚫 Este cuaderno es {found}, pero esta corrección es de {expected}: no se ejecutó nada. Entrega tu cuaderno de {expected}.",

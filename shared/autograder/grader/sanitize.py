@@ -109,3 +109,120 @@ def message(value: Any, max_depth: int = MESSAGE_DEPTH, max_items: int = MESSAGE
         raise ProtocolError(f"not plain data: {type(item).__name__}")
 
     return walk(value, 0)
+
+
+# ---------------------------------------------------------------- the answer to one call
+VALUE_DEPTH = 16  # runtime.encode_result nests at most 6 levels
+TENSOR_DIMS = 32
+LARGE_INT = 1 << 1000  # beyond this a Python int has no float (judges compare as float64)
+_RESULT_KINDS = ("ok", "missing", "not_answered", "error")
+_RESULT_KEYS = frozenset((*_RESULT_KINDS, "calls"))
+_NUMBER_TYPES = frozenset((float, int, bool))
+
+
+def call_result(result: Any) -> tuple[dict | None, str]:
+    """(result, '') when `result` has the shape runtime.run_call gives, else (None, what is wrong).
+
+    The child's socket carries whatever the student's code writes there, so an
+    answer that arrives under the right id may still be forged: an error that
+    is a string, a tensor whose shape does not fit its numbers, a plain dict,
+    an int no float can hold. Each would make the trusted judge raise (and
+    report "the grader failed"); refused here, it is that exercise's protocol
+    error instead. The error's type and message are made strings.
+    """
+    if not isinstance(result, dict):
+        return None, "not an object"
+    kinds = [kind for kind in _RESULT_KINDS if kind in result]
+    if len(kinds) != 1 or not set(result) <= _RESULT_KEYS:
+        return None, "not one answer"
+    kind = kinds[0]
+    problem = ""
+    if kind == "missing" and not isinstance(result["missing"], str):
+        problem = "missing: not a name"
+    elif kind == "not_answered" and result["not_answered"] is not True:
+        problem = "not_answered: not true"
+    elif kind == "error":
+        error = result["error"]
+        if not isinstance(error, dict):
+            problem = "error: not an object"
+        else:
+            result = {**result, "error": {"type": text(error.get("type", "Exception"), 80, newlines=False),
+                                          "message": text(error.get("message", ""), MESSAGE_STRING)}}
+    elif kind == "ok":
+        problem = _value_problem(result["ok"], 0)
+    if not problem and "calls" in result:
+        problem = _calls_problem(result["calls"])
+    return (None, problem) if problem else (result, "")
+
+
+def _value_problem(value: Any, depth: int) -> str:
+    if value is None or isinstance(value, (bool, str, float)):
+        return ""
+    if isinstance(value, int):
+        return "" if -LARGE_INT < value < LARGE_INT else "an int too large for a float"
+    if depth >= VALUE_DEPTH:
+        return "nested too deep"
+    if isinstance(value, list):
+        for item in value:
+            problem = _value_problem(item, depth + 1)
+            if problem:
+                return problem
+        return ""
+    if not isinstance(value, dict):
+        return f"not plain data: {type(value).__name__}"
+    if "__tensor__" in value:
+        return _tensor_problem(value)
+    if "__tuple__" in value:
+        items = value["__tuple__"]
+        if set(value) != {"__tuple__"} or not isinstance(items, list):
+            return "a tuple that is not a list"
+        return _value_problem(items, depth + 1)
+    if "__object__" in value:
+        if not isinstance(value["__object__"], str) or not isinstance(value.get("repr", ""), str):
+            return "an object without a type name"
+        return ""
+    return "a plain dict (the worker encodes every dict as an object)"
+
+
+def _tensor_problem(value: dict) -> str:
+    data, shape = value["__tensor__"], value.get("shape")
+    if not isinstance(value.get("dtype"), str):
+        return "a tensor without a dtype name"
+    if not (isinstance(shape, list) and len(shape) <= TENSOR_DIMS
+            and all(type(n) is int and 0 <= n < 1 << 62 for n in shape)):
+        return "a tensor whose shape is not a list of sizes"
+    if data is None:
+        return ""  # too large to send: only dtype and shape came
+    if not isinstance(data, list):
+        return "a tensor whose values are not a list"
+    size = 1
+    for n in shape:
+        size *= n
+    if size != len(data):
+        return "a tensor whose shape does not fit its values"
+    types = {type(x) for x in data}
+    if not types <= _NUMBER_TYPES:
+        return "a tensor with values that are not numbers"
+    if int in types and not all(-LARGE_INT < x < LARGE_INT for x in data if type(x) is int):
+        return "a tensor with an int too large for a float"
+    return ""
+
+
+def _calls_problem(calls: Any) -> str:
+    """The inputs a recorded function was called with: lists of tensors, shapes or nothing."""
+    if not isinstance(calls, list) or not all(isinstance(inputs, list) for inputs in calls):
+        return "calls: not lists"
+    for inputs in calls:
+        for snapshot in inputs:
+            if snapshot is None:
+                continue
+            if not isinstance(snapshot, dict):
+                return "calls: not a snapshot"
+            if "__tensor__" in snapshot:
+                problem = _tensor_problem(snapshot)
+                if problem:
+                    return "calls: " + problem
+            elif not (set(snapshot) == {"__shape__"} and isinstance(snapshot["__shape__"], list)
+                      and all(type(n) is int and 0 <= n < 1 << 62 for n in snapshot["__shape__"])):
+                return "calls: not a snapshot"
+    return ""

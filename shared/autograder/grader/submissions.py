@@ -64,12 +64,18 @@ def student_id(name: str) -> str:
     return sanitize.text(name, MAX_STUDENT_ID, newlines=False)
 
 
+def _lab_folders(student_dir: Path, lab: str) -> list[Path]:
+    try:
+        return [p for p in student_dir.iterdir() if p.is_dir() and p.name.lower() == lab.lower()]
+    except OSError:
+        return []
+
+
 def _nbgrader_notebooks(folder: Path, lab: str) -> list[tuple[str, list[Path]]]:
     """DIR/<student>/<lab>/*.ipynb (the lab folder matched without regard to case)."""
     found = []
     for student_dir in sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith(".")):
-        lab_dirs = [p for p in student_dir.iterdir() if p.is_dir() and p.name.lower() == lab.lower()]
-        for lab_dir in lab_dirs:
+        for lab_dir in _lab_folders(student_dir, lab):
             notebooks = sorted(p for p in lab_dir.glob("*.ipynb") if not p.name.startswith("."))
             if notebooks:
                 found.append((student_dir.name, notebooks))
@@ -88,13 +94,13 @@ def discover(paths: list[str | Path], lab: str) -> Discovery:
         path = Path(raw)
         if not path.exists() and not path.is_symlink():
             raise UsageError(f"no such file or folder: {sanitize.text(str(raw), 300, newlines=False)}")
-        if path.is_file() or path.is_symlink() and not path.is_dir():
-            found.append((path.stem, path, path.parent))
-            continue
         if not path.is_dir():
-            raise UsageError(f"not a notebook or a folder: {sanitize.text(str(raw), 300, newlines=False)}")
-        direct = sorted(p for p in path.glob("*.ipynb")
-                        if (p.is_file() or p.is_symlink() and not p.is_dir()) and not p.name.startswith("."))
+            found.append((path.stem, path, path.parent))  # a FIFO or a device too: read() says unreadable
+            continue
+        # Anything named *.ipynb is a submission, whatever it is: a FIFO, a socket, a device, a folder
+        # (unless it is an nbgrader student's): read() makes it an `unreadable` row, never a missing one.
+        direct = sorted(p for p in path.glob("*.ipynb") if not p.name.startswith(".")
+                        and (not p.is_dir() or not _lab_folders(p, lab)))
         other = [p for p in direct if _other_lab(p.stem, lab)]
         if other:
             # a flat folder names students by file: a file named after another lab is that lab's
