@@ -708,3 +708,86 @@ def test_a_test_that_hangs_on_one_bug_loses_that_bug_only():
     result = exercise.judge({}, cases, outputs)
     assert result.status == "timeout" and result.points == 0
     assert "did not finish in time on the case perturbation_test(attention)" in result.render("en")
+
+
+# ---------------------------------------------------------------- review: probes a student could appeal
+def _scaled_by_d_v(Q, K, V):
+    """Scales by √d_v: right whenever d_v = d_k, which the only public (T, d) case has."""
+    T = Q.shape[-2]
+    scores = Q @ K.transpose(-2, -1) / math.sqrt(V.shape[-1])
+    weights = torch.softmax(scores.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf")), dim=-1)
+    return weights @ V, weights
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_batch_dims_is_claimed_only_when_every_unbatched_case_passes(seed):
+    """A slip that a batched case happens to show first is not "it works for (T, d) inputs"."""
+    result = grade(with_("causal_attention", _scaled_by_d_v), exercise="causal_attention", seed=seed)[
+        "causal_attention"]
+    assert result.points == 0 and result.diagnosis != "batch_dims", result.render("en")
+    assert "batch dimensions" not in result.render("en")
+    assert "Batch-Dimensionen" not in result.render("de") and "dimensiones de batch" not in result.render("es")
+
+
+def test_an_answer_kept_by_shape_fails_the_hidden_cases_whatever_the_seed():
+    def cached(Q, K, V, _answers={}):
+        key = (tuple(Q.shape), tuple(V.shape), Q.dtype)
+        if key not in _answers:
+            _answers[key] = causal_attention(Q, K, V)
+        return _answers[key]
+
+    for seed in range(6):
+        result = grade(with_("causal_attention", cached), exercise="causal_attention", seed=seed)[
+            "causal_attention"]
+        assert result.points == 0, seed
+
+
+def test_a_jacobian_by_torch_func_jacfwd_passes():
+    """jacfwd runs the function's first call under vmap: the graded functions draw no random numbers there."""
+    def by_jacfwd(attn_fn, T=6, d=4):
+        X = torch.randn(T, d, generator=torch.Generator().manual_seed(0))
+        return torch.func.jacfwd(attn_fn)(X).ne(0).any(dim=3).any(dim=1)  # (T, T)
+
+    def by_jacrev(attn_fn, T=6, d=4):
+        X = torch.randn(T, d, generator=torch.Generator().manual_seed(0))
+        return torch.func.jacrev(attn_fn)(X).abs().amax(dim=(1, 3)) > 0  # (T, T)
+
+    for function in (by_jacfwd, by_jacrev):
+        for seed in (None, 0, 1):
+            result = grade(with_("jacobian_leaks", function), exercise="jacobian_leaks", seed=seed)["jacobian_leaks"]
+            assert result.status == "passed", result.render("en")
+
+
+def test_a_test_that_calls_by_keyword_is_told_so_not_that_it_showed_no_evidence():
+    """The grader records positional inputs only: the functions take X positionally, so a call X=... raises
+    (a true diagnosis) instead of passing unrecorded and earning "no evidence"."""
+    def by_keyword(attn_fn, T=8, d=4, seed=0):
+        g = torch.Generator().manual_seed(seed)
+        X = torch.randn(T, d, generator=g)
+        Y = attn_fn(X=X)
+        for p in range(1, T):
+            X2 = X.clone()
+            X2[p] = torch.randn(d, generator=g)
+            if not torch.allclose(attn_fn(X=X2)[:p], Y[:p], atol=1e-5):
+                return False
+        return True
+
+    result = grade(with_("perturbation_test", by_keyword), exercise="perturbation_test")["perturbation_test"]
+    assert result.status == "error" and result.diagnosis != "no_evidence"
+    assert "raised TypeError" in result.render("en") and "positional" in result.render("en")
+
+
+def test_a_test_of_a_fixed_size_loses_the_hidden_sweep_whatever_the_seed():
+    """Ignoring T (perturbing the public T = 6 positions) must cost the sweep for every seed, not some."""
+    def six_positions(attn_fn, T=8, d=4, seed=0):
+        return perturbation_test(attn_fn, 6, d, seed)
+
+    def six_by_six(attn_fn, T=6, d=4):
+        return jacobian_leaks(attn_fn, 6, d)
+
+    for seed in range(8):
+        result = grade(with_("perturbation_test", six_positions), exercise="perturbation_test", seed=seed)[
+            "perturbation_test"]
+        assert result.points == 4 and result.diagnosis == "missed_positions", (seed, result.render("en"))
+        result = grade(with_("jacobian_leaks", six_by_six), exercise="jacobian_leaks", seed=seed)["jacobian_leaks"]
+        assert result.points == 0, seed

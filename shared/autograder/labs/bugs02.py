@@ -28,11 +28,21 @@ PRELUDE = '''_weights = {{}}  # (d, dtype) -> (W_q, W_k, W_v): drawn once per si
 _positions = {{}}  # T -> the index grids: a student's test calls this function T + 1 times or more
 
 
-def attn_fn(X):
+_BASE = torch.randn(3, 16, 16, generator=torch.Generator().manual_seed({wseed}), dtype=torch.float64)
+
+
+def _draw(d, dtype):  # no random draw at call time for d <= 16: torch.func.jacfwd runs the first call under vmap
+    if d <= 16:
+        W = _BASE[:, :d, :d]                             # (3, d, d)
+    else:
+        W = torch.randn(3, d, d, generator=torch.Generator().manual_seed({wseed}), dtype=torch.float64)
+    _weights[d, dtype] = tuple((W[n] / math.sqrt(2 * d)).to(dtype) for n in range(3))
+
+
+def attn_fn(X, /):  # positional only: every input a test passes is recorded as evidence
     T, d = X.shape[-2], X.shape[-1]
     if (d, X.dtype) not in _weights:
-        g = torch.Generator().manual_seed({wseed})
-        _weights[d, X.dtype] = tuple(torch.randn(d, d, generator=g, dtype=X.dtype) / math.sqrt(2 * d) for _ in range(3))
+        _draw(d, X.dtype)
     W_q, W_k, W_v = _weights[d, X.dtype]                # (d, d) each
     Q, K, V = X @ W_q, X @ W_k, X @ W_v                  # (T, d) each
     scores = Q @ K.transpose(-2, -1) / math.sqrt(d)      # (T, T)

@@ -82,7 +82,8 @@ class CausalAttention(TensorExercise):
     # one or two leading dims, float64); the seed draws their values and two more random shapes.
     HIDDEN = (((), 1, 3, 2, 1.0, "float32"), ((3,), 1, 1, 1, 1.0, "float32"), ((), 5, 1, 2, 2.0, "float32"),
               ((2,), 4, 2, 1, 1.0, "float32"), ((2, 3), 3, 4, 2, 1.2, "float32"), ((), 7, 5, 4, 1.0, "float64"),
-              ((2,), 6, 3, 3, 1.5, "float64"), ((1, 1, 2), 2, 2, 2, 1.0, "float32"))
+              ((2,), 6, 3, 3, 1.5, "float64"), ((1, 1, 2), 2, 2, 2, 1.0, "float32"),
+              ((), 4, 3, 3, 1.5, "float32"))  # the first public shape again, other values: no answer kept by shape
 
     def cases(self, ctx, seed=None):
         specs = [(shape, T, dk, dv, scale, 1000 + n, True, "float32")
@@ -130,9 +131,12 @@ class CausalAttention(TensorExercise):
                     and all("ok" in outputs[i] for i in unbatched))
 
     def judge_outputs(self, ctx, cases, values):
-        unbatched_ok = False
-        for case, got in zip(cases, values):
-            result = self.judge_one(case, got)
+        results = [self.judge_one(case, got) for case, got in zip(cases, values)]
+        # "It works for (T, d) inputs" is said only when it does for every (T, d) case, hidden ones
+        # included: a slip that a batched case happens to show first (d_k vs d_v, d_k = 1) is not about batches.
+        unbatched = [result for case, result in zip(cases, results) if not case.data["batched"]]
+        unbatched_ok = bool(unbatched) and all(result is None for result in unbatched)
+        for case, result in zip(cases, results):
             if result is not None:
                 if case.data["batched"] and unbatched_ok:
                     # Right for (T, d), wrong with batch dims: say so, after what went wrong.
@@ -141,7 +145,6 @@ class CausalAttention(TensorExercise):
                     result.feedback.append(Feedback("common.see_section", {"section": self.sections["batch_dims"]}))
                     result.diagnosis = "batch_dims"
                 return result
-            unbatched_ok = unbatched_ok or not case.data["batched"]
         return self.passed()
 
     def judge_one(self, case: Case, got: Any) -> Result | None:
@@ -304,7 +307,8 @@ class PerturbationTest(StudentTest):
     CORRECT = ("attention", "position_wise", "prefix_mean")
     CHECKS = LEAK_BUGS + ("positions", "nan_rule")
     points = float(len(CHECKS))
-    public_T = 6  # passed explicitly (the signature's default is 8): the hidden sets use other T
+    public_T = 6  # passed explicitly (the signature's default is 8): the hidden set uses hidden_T
+    hidden_T = 8
     sections = {"missed_positions": "07 §6", "nan_perturbation": "07 §6", "crashes_on_nan": "08 §3",
                 "no_evidence": "07 §1"}
     diagnoses = ("always_true", "always_false", "flags_correct", "nan_perturbation", "missed_positions",
@@ -325,7 +329,9 @@ class PerturbationTest(StudentTest):
         cases = self.run_set(self.public_T, {"T": self.public_T}, 0, np.random.default_rng(0), True)
         if seed is not None:
             rng = rng_for(seed, self.id)
-            T = int(rng.integers(5, 9))
+            # T is fixed, the signature's default and above the public 6: a test that ignores T and
+            # perturbs a fixed number of positions loses the sweep whatever the seed, or never.
+            T = self.hidden_T
             kwargs = {"T": T, "d": int(rng.integers(2, 7)), "seed": int(rng.integers(1, 10_000))}
             cases += self.run_set(T, kwargs, int(rng.integers(1, 2**31)), rng, False)
         return cases
@@ -415,6 +421,7 @@ class JacobianLeaks(StudentTest):
     points = 3
     section = "07 §3"
     public_kwargs = {"T": 6, "d": 2}  # d = 2: half the backward passes of the default d = 4
+    hidden_T = 5
     # A Jacobian costs T * d backward passes: the hidden cases re-run correct attention and one
     # position leak (drawn per seed) on another size and other weights.
     hidden_impls = ("attention",)
@@ -424,7 +431,7 @@ class JacobianLeaks(StudentTest):
         cases = [self.case(impl, 0, self.public_kwargs, True) for impl in bugs02.JACOBIAN]
         if seed is not None:
             rng = rng_for(seed, self.id)
-            T = int(rng.integers(4, 7))
+            T = self.hidden_T  # fixed, not the public 6: a pattern of a hard-coded size fails whatever the seed
             kwargs = {"T": T, "d": 2}
             wseed = int(rng.integers(1, 2**31))
             cases += [self.case(bugs02.BY_NAME[name], wseed, kwargs, False) for name in self.hidden_impls]
