@@ -591,3 +591,15 @@ def test_hidden_cases_use_other_vocabularies_lengths_and_weights():
 
 # The blank lab executed top to bottom: tests/test_blank_labs.py (every lab, every language)
 # and nbval in lax mode (a real kernel).
+
+
+# ---------------------------------------------------------------- review: probes a student could appeal
+def test_a_prefix_test_of_a_fixed_length_loses_the_hidden_sweep_whatever_the_seed():
+    """Ignoring T (checking the public and default T = 8 prefixes) must cost the sweep for every seed."""
+    def eight_tokens(model_fn, vocab_size, T=8, seed=0):
+        return prefix_test(model_fn, vocab_size, 8, seed)
+
+    for seed in range(8):
+        namespace = {**solved(), "prefix_test": eight_tokens}
+        result = grade(namespace, exercise="prefix_test", seed=seed)["prefix_test"]
+        assert result.points == 4 and result.diagnosis == "missed_positions", (seed, result.render("en"))
