@@ -791,3 +791,23 @@ def test_a_test_of_a_fixed_size_loses_the_hidden_sweep_whatever_the_seed():
         assert result.points == 4 and result.diagnosis == "missed_positions", (seed, result.render("en"))
         result = grade(with_("jacobian_leaks", six_by_six), exercise="jacobian_leaks", seed=seed)["jacobian_leaks"]
         assert result.points == 0, seed
+
+
+def test_a_thorough_test_with_many_trials_keeps_its_evidence():
+    """Five fresh rows per position at T = 8: over a hundred calls, all of them evidence."""
+    def thorough(attn_fn, T=8, d=4, seed=0):
+        g = torch.Generator().manual_seed(seed)
+        for p in range(1, T):
+            for _ in range(5):
+                X = torch.randn(T, d, generator=g)
+                X2 = X.clone()
+                X2[p] = torch.randn(d, generator=g)
+                Y, Y2 = attn_fn(X), attn_fn(X2)
+                if not torch.isfinite(Y).all() or not torch.allclose(Y[:p], Y2[:p], atol=1e-5):
+                    return False
+        return True
+
+    for seed in (None, 4):
+        result = grade(with_("perturbation_test", thorough), exercise="perturbation_test", seed=seed)[
+            "perturbation_test"]
+        assert result.status == "passed" and result.points == 5, result.render("en")

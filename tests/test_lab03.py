@@ -603,3 +603,20 @@ def test_a_prefix_test_of_a_fixed_length_loses_the_hidden_sweep_whatever_the_see
         namespace = {**solved(), "prefix_test": eight_tokens}
         result = grade(namespace, exercise="prefix_test", seed=seed)["prefix_test"]
         assert result.points == 4 and result.diagnosis == "missed_positions", (seed, result.render("en"))
+
+
+def test_a_prefix_test_that_calls_by_keyword_keeps_its_evidence():
+    def by_keyword(model_fn, vocab_size, T=8, seed=0):
+        g = torch.Generator().manual_seed(seed)
+        ids = torch.randint(0, vocab_size, (2, T), generator=g)
+        base = model_fn(ids=ids)
+        for t in range(T - 1):
+            changed = ids.clone()
+            changed[:, t + 1:] = (ids[:, t + 1:] + 1) % vocab_size
+            if not torch.allclose(model_fn(ids=changed)[:, : t + 1], base[:, : t + 1], atol=1e-5):
+                return False
+        return True
+
+    for seed in (None, 3):
+        result = grade({**solved(), "prefix_test": by_keyword}, exercise="prefix_test", seed=seed)["prefix_test"]
+        assert result.status == "passed" and result.points == 5, result.render("en")

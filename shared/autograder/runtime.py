@@ -22,8 +22,9 @@ from typing import Any
 
 MAX_ELEMENTS = 100_000
 MAX_REPR = 200
-MAX_RECORDED_CALLS = 64  # inputs a student's test passed to a recorded function, kept as evidence
-MAX_RECORDED_ELEMENTS = 4096
+MAX_RECORDED_CALLS = 256  # inputs a student's test passed to a recorded function, kept as evidence
+MAX_RECORDED_ELEMENTS = 4096  # one recorded input, at most
+MAX_RECORDED_TOTAL = 200_000  # all recorded inputs of one function, at most (the answer stays small)
 LARGE_INT = 1 << 1000  # a larger int has no float: sent as an object
 
 # Recorders created while decoding the arguments of the current call (see run_call).
@@ -70,9 +71,15 @@ def _recording(function):
     calls: list = []
     _recorders.append(calls)
 
+    budget = [MAX_RECORDED_TOTAL]
+
     def candidate(*args, **kwargs):
-        if len(calls) < MAX_RECORDED_CALLS and args:
-            calls.append(_snapshot(args[0]))
+        first = args[0] if args else next(iter(kwargs.values()), None)  # model_fn(ids=...) counts too
+        if len(calls) < MAX_RECORDED_CALLS and first is not None and budget[0] > 0:
+            snapshot = _snapshot(first)
+            if isinstance(snapshot, dict) and isinstance(snapshot.get("__tensor__"), list):
+                budget[0] -= len(snapshot["__tensor__"])
+            calls.append(snapshot)
         return function(*args, **kwargs)
 
     candidate.__name__ = candidate.__qualname__ = getattr(function, "__name__", "candidate")
