@@ -27,6 +27,20 @@ MAX_RECORDED_ELEMENTS = 4096  # one recorded input, at most
 MAX_RECORDED_TOTAL = 200_000  # all recorded inputs of one function, at most (the answer stays small)
 LARGE_INT = 1 << 1000  # a larger int has no float: sent as an object
 
+# Code of the functions handed to students' tests, compiled by the zygote before it forks
+# (precompile): every child of a batch gets the same functions, and compiling in each costs.
+_COMPILED: dict[tuple[str, str], Any] = {}
+
+
+def precompile(functions: list[dict]) -> int:
+    """Compile the `{"__function__": source, "name": ...}` arguments a batch will send; how many."""
+    for value in functions:
+        key = (value["__function__"], value["name"])
+        if key not in _COMPILED:
+            _COMPILED[key] = compile(value["__function__"], f"<{value['name']}>", "exec")
+    return len(_COMPILED)
+
+
 # Recorders created while decoding the arguments of the current call (see run_call).
 _recorders: list[list] = []
 
@@ -51,7 +65,9 @@ def decode_arg(value: Any) -> Any:
             namespace: dict[str, Any] = {"math": math}
             torch = _torch()
             namespace.update(torch=torch, F=torch.nn.functional, nn=torch.nn)
-            exec(compile(value["__function__"], f"<{value['name']}>", "exec"), namespace)
+            key = (value["__function__"], value["name"])
+            code = _COMPILED.get(key) or compile(value["__function__"], f"<{value['name']}>", "exec")
+            exec(code, namespace)
             function = namespace[value["name"]]
             return _recording(function) if value.get("record") else function
         if "__tuple__" in value:

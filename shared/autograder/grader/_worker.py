@@ -103,7 +103,11 @@ class Zygote:
                 _warm_torch(sys.modules["torch"])
             except Exception as error:  # warming is an optimisation only
                 loaded["warm-up"] = f"{type(error).__name__}: {error}"[:200]
-        __import__("runtime")
+        runtime = __import__("runtime")
+        try:
+            loaded["precompiled"] = runtime.precompile(self.config.get("precompile", []))
+        except Exception as error:  # an optimisation only: children compile for themselves
+            loaded["precompiled"] = f"{type(error).__name__}: {error}"[:200]
         __import__("autograder")
         import gc
 

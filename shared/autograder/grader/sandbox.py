@@ -475,8 +475,10 @@ class Slot:
     """One job slot: a zygote process, restarted if it ever dies."""
 
     def __init__(self, index: int, worker: WorkerDir, info: SandboxInfo, log_dir: Path | None = None,
-                 limits: Limits | None = None, hide: list[Path] | None = None, preimport: list[str] | None = None):
+                 limits: Limits | None = None, hide: list[Path] | None = None, preimport: list[str] | None = None,
+                 precompile: list[dict] | None = None):
         self.index = index
+        self.precompile = precompile or []
         self.hide = hide or []
         self.preimport = preimport or []
         self.worker = worker
@@ -511,6 +513,7 @@ class Slot:
             "hide": [] if use_bwrap else [str(p) for p in self.hide],
             "keep": [prefix, os.path.dirname(binary), *site_packages, str(self.worker.path), tmp_root],
             "scratch_bytes": self.limits.scratch_bytes,
+            "precompile": self.precompile,
         }
         python = [binary, "-I", "-S", "-B", "-c", BOOTSTRAP, str(ctrl_fd)]
         if not use_bwrap:
