@@ -284,6 +284,24 @@ def test_each_attention_slip_is_named_in_two_languages(diagnosis, function, engl
 
 
 # ---------------------------------------------------------------- perturbation_test: students' tests
+def _perturbs(attn_fn, T, d, seed, positions, compared=lambda p: slice(None, p), equal_nan=False,
+              finite=False) -> bool:
+    """A student's perturbation test with its choices as arguments: which positions p it perturbs
+    (a fresh row each), which outputs it compares for each (`compared(p)`), how it treats NaN."""
+    g = torch.Generator().manual_seed(seed)
+    X = torch.randn(T, d, generator=g)
+    Y = attn_fn(X)
+    if finite and not torch.isfinite(Y).all():
+        return False
+    for p in positions:
+        X2 = X.clone()
+        X2[p] = torch.randn(d, generator=g)
+        rows = compared(p)
+        if not torch.allclose(Y[rows], attn_fn(X2)[rows], atol=1e-5, equal_nan=equal_nan):
+            return False
+    return True
+
+
 def _last_only(attn_fn, T=8, d=4, seed=0):
     g = torch.Generator().manual_seed(seed)
     X = torch.randn(T, d, generator=g)
@@ -347,15 +365,7 @@ def _nan_poison(attn_fn, T=8, d=4, seed=0):
 
 def _skips_the_output_just_before(attn_fn, T=8, d=4, seed=0):
     """Compares outputs 0 … p-2 only: blind to a query that reads the very next key."""
-    g = torch.Generator().manual_seed(seed)
-    X = torch.randn(T, d, generator=g)
-    Y = attn_fn(X)
-    for p in range(2, T):
-        X2 = X.clone()
-        X2[p] = torch.randn(d, generator=g)
-        if not torch.allclose(Y[:p - 1], attn_fn(X2)[:p - 1], atol=1e-5, equal_nan=True):
-            return False
-    return True
+    return _perturbs(attn_fn, T, d, seed, range(2, T), compared=lambda p: slice(None, p - 1), equal_nan=True)
 
 
 # What a student could write after studying the functions that `check` hands out: recognise the
@@ -439,15 +449,7 @@ def test_weak_tests_stay_weak_on_the_hidden_cases():
 def test_skipping_any_single_position_loses_a_point(skipped):
     """The reviewer's weak test perturbed only T//2 and T-1; any one position left out must cost."""
     def skips_one(attn_fn, T=8, d=4, seed=0):
-        g = torch.Generator().manual_seed(seed)
-        X = torch.randn(T, d, generator=g)
-        Y = attn_fn(X)
-        for p in range(1, T):
-            X2 = X.clone()
-            X2[p] = torch.randn(d, generator=g)
-            if p != skipped and not torch.allclose(Y[:p], attn_fn(X2)[:p], atol=1e-5):
-                return False
-        return bool(torch.isfinite(Y).all())
+        return _perturbs(attn_fn, T, d, seed, [p for p in range(1, T) if p != skipped], finite=True)
 
     for seed in (None, 3):
         result = grade(with_("perturbation_test", skips_one), exercise="perturbation_test", seed=seed)[
@@ -458,15 +460,7 @@ def test_skipping_any_single_position_loses_a_point(skipped):
 
 def test_the_reviewers_two_position_test_loses_a_point():
     def two_positions(attn_fn, T=8, d=4, seed=0):
-        g = torch.Generator().manual_seed(seed)
-        X = torch.randn(T, d, generator=g)
-        Y = attn_fn(X)
-        for p in (T // 2, T - 1):
-            X2 = X.clone()
-            X2[p] = torch.randn(d, generator=g)
-            if not torch.isfinite(Y).all() or not torch.allclose(Y[:p], attn_fn(X2)[:p], atol=1e-5):
-                return False
-        return True
+        return _perturbs(attn_fn, T, d, seed, (T // 2, T - 1), finite=True)
 
     for seed in (None, 0, 1):
         result = grade(with_("perturbation_test", two_positions), exercise="perturbation_test", seed=seed)[
@@ -477,15 +471,7 @@ def test_the_reviewers_two_position_test_loses_a_point():
 def test_nan_is_a_defect_not_a_leak():
     """A test blind to NaN (or comparing with equal_nan=True) is right: a NaN output is not a leak."""
     def literal(attn_fn, T=8, d=4, seed=0):
-        g = torch.Generator().manual_seed(seed)
-        X = torch.randn(T, d, generator=g)
-        Y = attn_fn(X)
-        for p in range(1, T):
-            X2 = X.clone()
-            X2[p] = torch.randn(d, generator=g)
-            if not torch.allclose(Y[:p], attn_fn(X2)[:p], atol=1e-5, equal_nan=True):
-                return False
-        return True
+        return _perturbs(attn_fn, T, d, seed, range(1, T), equal_nan=True)
 
     for function in (_no_finite_check, literal):
         for seed in (None, 2):
