@@ -275,3 +275,22 @@ def test_grading_from_a_checkout_under_tmp_with_a_space(clone_under_tmp, tmp_pat
     records = [p.read_text() for p in (tmp_path / "out" / ".autograder" / "records").glob("*.json")]
     assert len(records) == 2 and not any("ModuleNotFoundError" in r for r in records)
     assert {s: (e["score"], e["max_score"]) for s, e in entries.items()} == {"first": (12, 12), "second": (12, 12)}
+
+
+def test_slot_cgroups_of_a_killed_grader_are_swept_by_the_next_batch():
+    """kill -9 leaves a grader's empty slot cgroups behind; the next batch removes them."""
+    from autograder.grader.sandbox import Cgroups
+
+    cgroups = Cgroups.detect()
+    if not cgroups.usable:
+        pytest.skip(f"no usable cgroups here: {cgroups.reason}")
+    dead = Path("/proc/sys/kernel/pid_max").read_text().strip()  # no process ever has this pid
+    parent = next(iter(cgroups.parents.values()))
+    stale = os.path.join(parent, f"autograder-{dead}-slot0-abcdef")
+    os.mkdir(stale)
+    try:
+        assert cgroups.sweep_stale() >= 1
+        assert not os.path.exists(stale)
+    finally:
+        if os.path.exists(stale):
+            os.rmdir(stale)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import select
 import shutil
@@ -169,6 +170,25 @@ class Cgroups:
     @property
     def usable(self) -> bool:
         return self.version > 0
+
+    def sweep_stale(self) -> int:
+        """Remove the empty slot cgroups of graders that died (kill -9 leaves them); how many."""
+        removed = 0
+        for parent in dict.fromkeys(self.parents.values()):
+            try:
+                names = os.listdir(parent)
+            except OSError:
+                continue
+            for name in names:
+                match = re.fullmatch(r"autograder-(\d+)-slot\d+-[0-9a-f]{6}", name)
+                if match is None or os.path.exists(f"/proc/{match.group(1)}"):
+                    continue  # not ours, or its grader still runs
+                try:
+                    os.rmdir(os.path.join(parent, name))  # fails, harmlessly, while a task is inside
+                    removed += 1
+                except OSError:
+                    pass
+        return removed
 
     def create(self, label: str) -> "SlotCgroup":
         name = f"autograder-{os.getpid()}-{label}-{secrets.token_hex(3)}"
@@ -445,6 +465,8 @@ def bwrap_path() -> str | None:
 def decide_mode(info: SandboxInfo, worker: WorkerDir) -> SandboxInfo:
     """bwrap if asked or available and working here, else the fallback (with the reason)."""
     info.cgroups = Cgroups.detect()
+    if info.cgroups.usable:
+        info.cgroups.sweep_stale()
     if info.requested == "fallback":
         info.mode, info.reason = "fallback", "--sandbox fallback"
         return info
