@@ -6,7 +6,6 @@ fallback); every test below reads that batch's gradebook.
 """
 import csv
 import json
-import os
 import secrets
 import subprocess
 import sys
@@ -15,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from corpus.attacks import processes_named
 from corpus.lab00 import EXERCISES, build, submissions
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -104,14 +104,7 @@ def test_sandbox_cut_the_network_and_hid_the_repository(batch):
 
 
 def test_no_process_survives_the_batch(batch):
-    leftovers = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                if Path(f"/proc/{entry}/comm").read_text().strip() == TOKEN:
-                    leftovers.append(int(entry))
-            except OSError:
-                pass
+    leftovers = processes_named(TOKEN)
     assert not leftovers, f"{len(leftovers)} processes left by s_fork"
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from corpus import attacks
+from corpus.attacks import processes_named
 from corpus.lab00 import answer_cells, answers, header, notebook
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -58,18 +59,6 @@ def cgroups_here() -> bool:
     from autograder.grader.sandbox import Cgroups
 
     return Cgroups.detect().usable
-
-
-def processes_named(token: str) -> list[int]:
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                if Path(f"/proc/{entry}/comm").read_text().strip() == token:
-                    found.append(int(entry))
-            except OSError:
-                pass
-    return found
 
 
 def host_segments(key: int) -> list[int]:

@@ -6,6 +6,9 @@ in the record's captured output; honest work lives in corpus/lab00.py.
 """
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 WORK_N = 15_000_000  # the honest neighbour's own computation: about half a second of CPU
 
 
@@ -176,3 +179,16 @@ while True:
             pass
     time.sleep(0.05)
 '''
+
+
+def processes_named(token: str) -> list[int]:
+    """Pids of the live processes whose name (comm) is `token`: what an attack left running."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if Path(f"/proc/{entry}/comm").read_text().strip() == token:
+                    found.append(int(entry))
+            except OSError:
+                pass
+    return found
