@@ -412,8 +412,8 @@ def _run_and_judge(exercise: Exercise, ctx: dict, session: Session, seed: int, l
         kind, index = failure
         case = cases[index]
         if not case.public:
-            return _hidden_failure(exercise, kind, limits, session, _failure_result(exercise, kind, case, limits,
-                                                                                    session, outputs[index]))
+            full = _failure_result(exercise, kind, case, limits, session, outputs[index])
+            return _hidden_failure(exercise, kind, limits, full)
         return _failure_result(exercise, kind, case, limits, session, outputs[index])
     try:
         result = exercise.judge(ctx, cases, outputs)
@@ -485,7 +485,7 @@ def _first_failing_hidden(exercise: Exercise, ctx: dict, cases: list, outputs: l
     return None
 
 
-def _hidden_failure(exercise: Exercise, kind: str, limits: TimeLimits, session: "Session", full: Result) -> Result:
+def _hidden_failure(exercise: Exercise, kind: str, limits: TimeLimits, full: Result) -> Result:
     """A time-out or crash on a hidden case: say so without the case."""
     feedback = [Feedback("common.failed", {"name": exercise.id}), Feedback("grader.hidden_failed", {})]
     if kind == "timeout":

@@ -222,7 +222,6 @@ class StudentTest(Exercise):
 
     section = "07 §1"
     sections: dict[str, str] = {}
-    public_kwargs: dict = {}
 
     def call(self, impl: bugs02.Impl, wseed: int, kwargs: dict) -> dict:
         return {"kind": "call", "target": self.id, "args": [bugs02.as_arg(impl, wseed, record=True)],
