@@ -143,20 +143,26 @@ print("PLANTED", flush=True)
 '''
 
 
-def cmdline_reader() -> str:
-    return '''
+def cmdline_reader(*needles: str) -> str:
+    """Every command line the child can read; those naming a needle are printed whole.
+
+    The others are only counted: a CI machine's own command lines can fill the 64 KB
+    output cap before the grader's appear (a CI run failed that way)."""
+    return f'''
 import os
+needles = {list(needles) + ["_worker", "autograder", "--out", "--seed"]!r}
 lines = []
 for entry in os.listdir("/proc"):
     if entry.isdigit():
         try:
-            with open(f"/proc/{entry}/cmdline", "rb") as handle:
+            with open(f"/proc/{{entry}}/cmdline", "rb") as handle:
                 lines.append(handle.read().replace(b"\\0", b" ").decode(errors="replace"))
         except OSError:
             pass
 print("CMDLINES", len(lines))
 for line in lines:
-    print(line)
+    if any(needle in line for needle in needles):
+        print(line)
 '''
 
 
