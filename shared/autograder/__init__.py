@@ -3,7 +3,6 @@
 Students use `Lab` in their notebooks; instructors use `python -m autograder`.
 Exercise definitions live in `autograder.labs.<lab id>` and serve both.
 """
-from . import diagnoses, messages  # noqa: F401  (register the shared catalogues)
 from .i18n import LANGS, current_lang
 from .notebook import Lab
 

@@ -13,17 +13,16 @@ import json
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
-from pathlib import Path
 
 import nbformat
 from nbclient import NotebookClient
 
-from autograder.i18n import LANGS
+from autograder.i18n import LANGS, LANGUAGE_NAMES as LANG_NAMES
+from labbook.texts import tr
 from labbook.notebooks import (
     KERNEL_NAME, KERNELSPEC, ROOT, Target, cell_inputs, coalesce_streams, headings, make_lab, read, read_source, targets, write,
 )
 
-LANG_NAMES = {"en": "English", "es": "Español", "de": "Deutsch", "hi-Latn": "Hinglish"}
 INDEX = ROOT / "index.ipynb"
 # Which library code each notebook was last executed with, on this machine only
 # (not committed): a notebook whose inputs are unchanged is still re-executed
@@ -98,7 +97,7 @@ def make_index(all_targets: list[Target]) -> nbformat.NotebookNode:
     cells = [nbformat.v4.new_markdown_cell(
         "# Causal attention: a lab book\n\n"
         "Chapters explain, labs are graded exercises with instant `check` feedback, solutions are worked labs.\n"
-        "Pick your language. / Elige tu idioma. / Wähle deine Sprache. / Apni language chuno.\n\n"
+        + " / ".join(tr("book.pick_language", lang) for lang in LANGS) + "\n\n"
         + " · ".join(f"[{LANG_NAMES[lang]}](#{LANG_NAMES[lang]})" for lang in LANGS)
     )]
     for lang in LANGS:
