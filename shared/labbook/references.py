@@ -9,10 +9,11 @@ prints what it checked in one line and exits 0. It follows
   JupyterLab's rule (the heading's text with each space turned into "-"; the
   HTML edition's ids are the same text, URL-quoted), so a fragment is compared
   after URL-unquoting;
-* chapter references: "chapter 03 §2", "Kapitel 03 §2", "capítulo 03", "cap. 08, §4",
-  "ch09 §1", "Kap. 01 §1, §2, §5", "chapters 08 and 09", a bare "03 §2", and a
-  bare "§2" (a section of the notebook it stands in), in prose and in the texts
-  readers get from the code (`message_texts`). Chapter NN section K exists when
+* chapter and section references: "chapter 03 §2", "Kapitel 03 §2", "capítulo 03",
+  "cap. 08, §4", "ch09 §1", "Kap. 01 §1, §2, §5", "chapters 08 and 09", a bare
+  "03 §2", and a bare "§2", "section 2" or "Abschnitte 1 und 2" (sections of the
+  notebook it stands in), in prose and in the texts readers get from the code
+  (`message_texts`). Chapter NN section K exists when
   course/<lang>/NN_*.ipynb has a heading "## K · ..." in the text's language;
   "lab 03 §2" is looked up in labs/<lang>/lab03_*.ipynb the same way;
 * exercise attributes: every `section`, `sections`, `chapter_sections` (a chapter
@@ -49,6 +50,13 @@ CHAPTER_WORDS = {
 # "ch08" is written without a space (glossaries); "ch" then needs the digits right after it.
 GLUED_CHAPTER_WORD = "ch"
 LAB_WORD = "lab"
+# "section 4", "Abschnitte 1 und 2", "secciones 1 y 2": a section of the notebook the text stands in.
+SECTION_WORDS = {
+    "en": ("sections", "section"),
+    "es": ("secciones", "sección", "seccion"),
+    "de": ("Abschnitten", "Abschnitte", "Abschnitts", "Abschnitt"),
+    "hi-Latn": ("sections", "section"),
+}
 # What joins the items of one reference: "01 §1, §2 und §5", "08 y 09", "08 §7 / 09 §1".
 JOINERS = ("and", "und", "y", "e", "aur", "or", "oder", "o")
 
@@ -68,6 +76,11 @@ CHAPTER_REFERENCE = re.compile(
     re.I)
 LAB_REFERENCE = re.compile(rf"(?<![\w.]){LAB_WORD}\s*(?P<chain>{CHAIN})", re.I)
 BARE_CHAPTER_SECTION = re.compile(rf"(?<![\w§.]){NUMBER}\s?(?={SECTION})(?P<chain>(?:{JOIN}?{SECTION})+)")
+SECTION_NUMBER = r"\d+(?!\w|\s?%|[.,]\w)"
+# Only commas and words join these: in "section 3 4 heads" the 4 is no section.
+WORDED_SECTION_REFERENCE = re.compile(
+    rf"(?<![\w.])(?:{_words(w for ws in SECTION_WORDS.values() for w in ws)})\s+"
+    rf"(?P<chain>{SECTION_NUMBER}(?:(?:\s*,\s*|\s+(?:{'|'.join(JOINERS)})\s+){SECTION_NUMBER})*)", re.I)
 BARE_SECTION = re.compile(rf"(?<![\w])(?P<chain>{SECTION}(?:{JOIN}{SECTION})*)")
 CHAIN_ITEM = re.compile(rf"(?P<number>{NUMBER})|§\s?(?P<section>\d+)")
 ATTRIBUTE_SECTION = re.compile(r"^(?P<chapter>\d\d) §(?P<section>\d+)$")
@@ -255,10 +268,15 @@ def section_references(text: str) -> list[SectionReference]:
     """Every chapter, lab and section reference in a text, in the order of the patterns that find them."""
     text = MARKDOWN_LINK.sub(lambda link: link.group("text"), text)
     found: list[SectionReference] = []
-    for pattern, kind in ((LAB_REFERENCE, "lab"), (CHAPTER_REFERENCE, "chapter"),
-                          (BARE_CHAPTER_SECTION, "chapter"), (BARE_SECTION, "here")):
+    for pattern, kind in ((LAB_REFERENCE, "lab"), (CHAPTER_REFERENCE, "chapter"), (BARE_CHAPTER_SECTION, "chapter"),
+                          (WORDED_SECTION_REFERENCE, "here"), (BARE_SECTION, "here")):
         def take(match: re.Match) -> str:
-            found.extend(_chain(" ".join(match.group(0).split()), kind))
+            written = " ".join(match.group(0).split())
+            if pattern is WORDED_SECTION_REFERENCE:
+                found.extend(SectionReference(written, "here", None, number)
+                             for number in re.findall(r"\d+", match.group("chain")))
+            else:
+                found.extend(_chain(written, kind))
             return " " * len(match.group(0))  # so that a later pattern does not read it again
 
         text = pattern.sub(take, text)
