@@ -51,7 +51,8 @@ def markdown_sources(root: Path) -> dict[str, str]:
 
 def attribute_values(pattern: str) -> set[str]:
     """Section strings ("08 §3") written in the lab modules' source."""
-    return {value for module in LAB_MODULES for value in re.findall(rf'"({pattern})"', module.read_text(encoding="utf-8"))}
+    return {value for module in LAB_MODULES
+            for value in re.findall(rf'"({pattern})"', module.read_text(encoding="utf-8"))}
 
 
 def rename_heading(path: Path, old_start: str, new_start: str) -> None:
@@ -185,7 +186,8 @@ def test_a_message_pointing_nowhere_is_named(monkeypatch, capsys):
     assert code == 1
     assert len(out) == 2
     assert out[0].startswith("message test.missing_chapter: “chapter 42 §1”") and "course/en/42_" in out[0]
-    assert out[1].startswith("message test.missing_section: “Kapitel 03 §9”") and "course/de/03_worked_example" in out[1]
+    assert out[1].startswith("message test.missing_section: “Kapitel 03 §9”")
+    assert "course/de/03_worked_example" in out[1]
 
 
 def test_links_of_a_built_html_edition_are_followed_to_pages_and_ids(tmp_path):

@@ -25,6 +25,7 @@ prints what it checked in one line and exits 0. It follows
 from __future__ import annotations
 
 import argparse
+import posixpath
 import re
 import sys
 from dataclasses import dataclass, field
@@ -47,8 +48,6 @@ CHAPTER_WORDS = {
     "de": ("Kapitel", "Kap."),
     "hi-Latn": ("chapters", "chapter", "ch."),
 }
-# "ch08" is written without a space (glossaries); "ch" then needs the digits right after it.
-GLUED_CHAPTER_WORD = "ch"
 LAB_WORD = "lab"
 # "section 4", "Abschnitte 1 und 2", "secciones 1 y 2": a section of the notebook the text stands in.
 SECTION_WORDS = {
@@ -68,12 +67,12 @@ CHAIN = rf"{NUMBER}(?:{JOIN}(?:{NUMBER}|{SECTION}))*"
 
 
 def _words(words: Iterable[str]) -> str:
+    """An alternation of the words, longest first; an abbreviation's dot is optional ("ch08", "Kap 03")."""
     return "|".join(re.escape(word).replace(r"\.", r"\.?") for word in sorted(set(words), key=len, reverse=True))
 
 
 CHAPTER_REFERENCE = re.compile(
-    rf"(?<![\w.])(?:(?:{_words(w for ws in CHAPTER_WORDS.values() for w in ws)})\s*|{GLUED_CHAPTER_WORD})(?P<chain>{CHAIN})",
-    re.I)
+    rf"(?<![\w.])(?:{_words(w for ws in CHAPTER_WORDS.values() for w in ws)})\s*(?P<chain>{CHAIN})", re.I)
 LAB_REFERENCE = re.compile(rf"(?<![\w.]){LAB_WORD}\s*(?P<chain>{CHAIN})", re.I)
 BARE_CHAPTER_SECTION = re.compile(rf"(?<![\w§.]){NUMBER}\s?(?={SECTION})(?P<chain>(?:{JOIN}?{SECTION})+)")
 SECTION_NUMBER = r"\d+(?!\w|\s?%|[.,]\w)"
@@ -120,7 +119,7 @@ def _text_of(tokens: list[dict]) -> str:
     """A heading's text as a browser shows it (its DOM textContent): markup gone, code kept."""
     parts = []
     for token in tokens:
-        if "raw" in token and token["type"] in ("text", "codespan", "inline_html"):
+        if token["type"] in ("text", "codespan"):
             parts.append(token["raw"])
         elif token["type"] in ("softbreak", "linebreak"):
             parts.append(" ")
@@ -164,7 +163,7 @@ class Document:
                 for match in [NUMBERED_HEADING.match(text)] if match}
 
     def links(self) -> Iterator[str]:
-        """Every link and image URL, URL-unquoted (mistune quotes them; "#3-·-..." reads better than "#3-%C2%B7-...")."""
+        """Every link and image URL, unquoted: mistune quotes them; "#3-·-..." reads better than "#3-%C2%B7-..."."""
         for cell in self.tokens:
             for token in _walk(cell):
                 if token["type"] in ("link", "image"):
@@ -208,7 +207,8 @@ class Book:
         return found[0] if found else None
 
     def relative(self, path: Path) -> str:
-        return path.resolve().relative_to(self.root).as_posix() if path.resolve().is_relative_to(self.root) else str(path)
+        path = path.resolve()
+        return path.relative_to(self.root).as_posix() if path.is_relative_to(self.root) else str(path)
 
     def lang_of(self, path: Path) -> tuple[str, ...]:
         """The language of a file: its folder's (course/de/...), else every language (index.ipynb)."""
@@ -424,28 +424,18 @@ def check_html(site: Path, report: Report) -> None:
     ids = {name: {unquote(found) for found in HTML_ID.findall(text)} for name, text in pages.items()}
     for name, text in pages.items():
         broken: list[str] = []
-        rewrite_links(text, name, set(pages), broken)
+        rewrite_links(text, name, set(pages), broken)  # run for the links it reports; the edition is already written
         for entry in broken:
-            report.problems.append(Problem(f"{site.name}/{name}", entry.split(": ", 1)[1], "no such page in the edition"))
+            url = entry.split(": ", 1)[1]
+            report.problems.append(Problem(f"{site.name}/{name}", url, "no such page in the edition"))
         for url in HTML_HREF.findall(text):
             report.html_links += 1
             path, _, fragment = url.partition("#")
             if not fragment or EXTERNAL.match(url):
                 continue
-            target = (Path(name).parent / path).as_posix() if path else name
-            target = _normalise(target)
+            target = posixpath.normpath(posixpath.join(posixpath.dirname(name), path)) if path else name
             if target in ids and unquote(fragment) not in ids[target]:
                 report.problems.append(Problem(f"{site.name}/{name}", url, f"no id {unquote(fragment)!r} in {target}"))
-
-
-def _normalise(path: str) -> str:
-    parts: list[str] = []
-    for part in path.split("/"):
-        if part == "..":
-            parts = parts[:-1]
-        elif part not in ("", "."):
-            parts.append(part)
-    return "/".join(parts)
 
 
 # ---------------------------------------------------------------- all of it
