@@ -107,11 +107,13 @@ class Report:
     chapter_references: int = 0
     attributes: int = 0
     html_links: int = 0
+    skipped_langs: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
         html = f", {self.html_links} links of the HTML edition" if self.html_links else ", no HTML edition built"
+        skipped = f" (not checked, no chapters: {', '.join(self.skipped_langs)})" if self.skipped_langs else ""
         return (f"references: {self.links} links, {self.chapter_references} chapter and section references, "
-                f"{self.attributes} exercise section attributes{html}: all resolve")
+                f"{self.attributes} exercise section attributes{html}: all resolve{skipped}")
 
 
 # ---------------------------------------------------------------- documents and their headings
@@ -190,11 +192,16 @@ class Book:
             self._documents[path] = read_document(path) if path.is_file() else None
         return self._documents[path]
 
+    @cached_property
+    def langs(self) -> tuple[str, ...]:
+        """The languages with chapters here: a language only named in LANGS (scaffolded, not built) is left out."""
+        return tuple(lang for lang in LANGS if any((self.root / "course" / lang).glob("[0-9][0-9]_*.ipynb")))
+
     def sources(self) -> list[Path]:
         """Every file whose prose the checker reads."""
-        found = [path for part in ("course", "labs", "solutions") for lang in LANGS
+        found = [path for part in ("course", "labs", "solutions") for lang in self.langs
                  for path in sorted((self.root / part / lang).glob("*.ipynb"))]
-        found += [path for lang in LANGS for path in [self.root / "course" / lang / "glossary.md"] if path.is_file()]
+        """The languages with chapters here: one only named in LANGS (scaffolded, not built) is left out."""
         index = self.root / "index.ipynb"
         return found + ([index] if index.is_file() else [])
 
@@ -213,7 +220,7 @@ class Book:
     def lang_of(self, path: Path) -> tuple[str, ...]:
         """The language of a file: its folder's (course/de/...), else every language (index.ipynb)."""
         parts = path.resolve().relative_to(self.root).parts
-        return (parts[1],) if len(parts) > 2 and parts[1] in LANGS else LANGS
+        return (parts[1],) if len(parts) > 2 and parts[1] in LANGS else self.langs
 
 
 # ---------------------------------------------------------------- links
@@ -360,7 +367,8 @@ def _book_texts() -> Iterator[tuple[str, str, str]]:
 
 def check_messages(book: Book, report: Report) -> None:
     for where, lang, text in message_texts():
-        check_text(book, report, where, lang, text, None)
+        if lang in book.langs:
+            check_text(book, report, where, lang, text, None)
 
 
 # ---------------------------------------------------------------- exercise attributes
@@ -401,7 +409,7 @@ def check_exercises(book: Book, report: Report) -> None:
     for lab in _load_labs():
         for exercise in lab.exercises:
             for attribute, value in exercise_sections(exercise):
-                for lang in LANGS:
+                for lang in book.langs:
                     report.attributes += 1
                     why = check_attribute(book, lab.id, attribute, value, lang)
                     if why:
@@ -442,7 +450,7 @@ def check_html(site: Path, report: Report) -> None:
 def check(root: Path = ROOT, html: Path | None = None) -> Report:
     """Every check; `html` is a built edition to check too (None: build/html under root, if built)."""
     book = Book(root)
-    report = Report()
+    report = Report(skipped_langs=[lang for lang in LANGS if lang not in book.langs])
     check_links(book, report)
     check_prose(book, report)
     check_messages(book, report)
