@@ -201,7 +201,8 @@ class Book:
         """Every file whose prose the checker reads."""
         found = [path for part in ("course", "labs", "solutions") for lang in self.langs
                  for path in sorted((self.root / part / lang).glob("*.ipynb"))]
-        """The languages with chapters here: one only named in LANGS (scaffolded, not built) is left out."""
+        found += [glossary for lang in self.langs
+                  for glossary in [self.root / "course" / lang / "glossary.md"] if glossary.is_file()]
         index = self.root / "index.ipynb"
         return found + ([index] if index.is_file() else [])
 
