@@ -331,39 +331,17 @@ def check_prose(book: Book, report: Report) -> None:
 
 
 def message_texts() -> Iterator[tuple[str, str, str]]:
-    """(where, lang, text) of every text readers get from the code: grader messages and book output texts.
+    """(where, lang, text) of every text readers get from the code: the message catalogues of both domains.
 
     The one place that knows where those texts live; everything else asks it.
     """
-    for key, lang, template in _grader_messages():
-        yield f"message {key}", lang, template
-    for key, lang, text in _book_texts():
-        yield f"book text {key}", lang, text
+    from labbook import catalogs, texts  # noqa: F401  (texts adds the labbook domain)
 
-
-def _grader_messages() -> Iterator[tuple[str, str, str]]:
-    _load_labs()
-    try:  # the grader's own messages, where it has a module for them
-        import autograder.grader.messages  # noqa: F401
-    except ImportError:
-        pass
     for key, templates in sorted(i18n.catalogue().items()):
+        where = "book text" if catalogs.domain_of(key) == "labbook" else "message"
         for lang in LANGS:
             if templates.get(lang):
-                yield key, lang, templates[lang]
-
-
-def _book_texts() -> Iterator[tuple[str, str, str]]:
-    from labbook import texts
-
-    catalogue = getattr(texts, "TEXTS", None)
-    keys = sorted(catalogue) if catalogue is not None else sorted(texts.keys())
-    for key in keys:
-        for lang in LANGS:
-            try:
-                yield key, lang, texts.tr(key, lang)
-            except KeyError:  # a text not translated yet: the catalogs' own test says so
-                continue
+                yield f"{where} {key}", lang, templates[lang]
 
 
 def check_messages(book: Book, report: Report) -> None:
