@@ -43,6 +43,8 @@ from autograder.i18n import LANGS, N_, current_lang
 from .texts import texts_with_prefix, tr
 
 ASSETS = Path(__file__).with_name("explorer")
+# The widget embeds these files: a notebook showing it depends on them (labbook.dependencies).
+BUILD_INPUTS = sorted(str(path) for path in ASSETS.glob("*.*"))
 T_MIN, T_MAX = 2, 16
 ALIGNS = ("bottom-right", "top-left")
 VIEWS = ("mask", "worked")

@@ -19,7 +19,7 @@ from .. import evidence
 from ..i18n import N_
 from ..exercise import Array, Case, Exercise, Feedback, Result, close, decode, describe, first_difference, value_mismatch
 from . import LabSpec, bugs02
-from .lab01 import TensorExercise, is_torch_bool, is_torch_float, rng_for, shape_str, tensor_arg
+from .tensors import TensorExercise, is_torch_bool, is_torch_float, rng_for, shape_str, tensor_arg
 
 ATOL = 1e-5  # the issue: equals F.scaled_dot_product_attention within 1e-5
 SLIP_ATOL = 1e-4

@@ -25,7 +25,7 @@ from .. import evidence, i18n
 from ..i18n import N_
 from ..exercise import Array, Case, Exercise, Feedback, Result, decode, describe, first_difference, shape_mismatch
 from . import LabSpec
-from .lab01 import rng_for
+from .tensors import rng_for
 
 ATOL = 1e-5  # the issue: "compare within 1e-5"
 MATCH_ATOL = 1e-4  # recognising a slip: float32 student output against a float64 candidate

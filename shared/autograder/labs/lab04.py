@@ -20,7 +20,7 @@ import numpy as np
 from ..i18n import N_
 from ..exercise import Array, Case, Exercise, Feedback, Result, describe, first_difference, shape_mismatch
 from . import LabSpec
-from .lab01 import rng_for
+from .tensors import rng_for
 from .lab03 import LabExercise, arg_array, close_nan, f32, is_float_array, softmax, tensor_arg
 
 ATOL = 1e-5
