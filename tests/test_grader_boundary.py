@@ -27,8 +27,6 @@ from autograder.grader.submissions import Submission, discover, read, strip_magi
 from autograder.exercise import Feedback, Result
 from autograder.labs import get_lab
 
-from autograder.labs import get_lab
-
 LAB00_FULL = get_lab("lab00").max_score  # what an honest lab00 notebook earns
 
 ROOT = Path(__file__).resolve().parents[1]
