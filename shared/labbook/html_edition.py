@@ -13,8 +13,8 @@ once `.ipynb` and `.md` become `.html`; a link to a solution is sent to the lab.
 Every page has a language switcher (the same page in the other languages) and
 a link to the index. Pages are made with nbconvert's `lab` template minus its
 CDN scripts (require.js, MathJax, Mermaid, widgets): nothing refers to an
-outside host. Math is turned into HTML text by a small TeX-to-Unicode converter
-(`tex_to_html`); what it cannot read stays TeX source, shown as code. Figures
+outside host. Math is typeset at build time: each formula becomes MathML
+(latex2mathml), which the browser renders natively. Figures
 are embedded as data URIs; the mask explorer carries its own script and CSS.
 """
 from __future__ import annotations
@@ -31,6 +31,7 @@ from pathlib import Path
 
 import nbformat
 from jinja2 import DictLoader
+from latex2mathml.converter import convert
 from nbconvert import HTMLExporter
 from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 
@@ -94,215 +95,17 @@ body.jp-Notebook { max-width: 1100px; margin: 0 auto; padding: 0 12px 40px; }
 .book-index { font: 16px/1.5 system-ui, sans-serif; }
 .book-index section { margin: 18px 0; }
 .book-index main a { color: #0b57d0; text-decoration: underline; }
-.math { font-family: "Cambria Math", "STIX Two Math", "DejaVu Serif", Georgia, serif; white-space: nowrap; }
-.math i { font-style: italic; }
-.math-display { display: block; text-align: center; margin: 10px 0; white-space: normal; }
-.math-cases { display: inline-flex; align-items: center; gap: 4px; vertical-align: middle; }
-.math-cases > .brace { font-size: 2em; line-height: 1; }
-.math-cases > span.rows { display: inline-grid; grid-template-columns: auto auto; gap: 0 12px; text-align: left; }
-code.tex, pre.tex { background: #f6f8fa; }
+math { font-family: "STIX Two Math", "Cambria Math", "DejaVu Serif", serif; font-size: 1.05em; }
+math[display="block"] { margin: 10px 0; }
 """
 
 
-# ---------------------------------------------------------------- math without MathJax
-GREEK = {name: chr(code) for name, code in [
-    ("alpha", 0x3B1), ("beta", 0x3B2), ("gamma", 0x3B3), ("delta", 0x3B4), ("epsilon", 0x3B5),
-    ("varepsilon", 0x3B5), ("zeta", 0x3B6), ("eta", 0x3B7), ("theta", 0x3B8), ("iota", 0x3B9),
-    ("kappa", 0x3BA), ("lambda", 0x3BB), ("mu", 0x3BC), ("nu", 0x3BD), ("xi", 0x3BE), ("pi", 0x3C0),
-    ("rho", 0x3C1), ("sigma", 0x3C3), ("tau", 0x3C4), ("phi", 0x3C6), ("varphi", 0x3C6), ("chi", 0x3C7),
-    ("psi", 0x3C8), ("omega", 0x3C9), ("Gamma", 0x393), ("Delta", 0x394), ("Theta", 0x398),
-    ("Lambda", 0x39B), ("Pi", 0x3A0), ("Sigma", 0x3A3), ("Phi", 0x3A6), ("Psi", 0x3A8), ("Omega", 0x3A9)]}
-SYMBOLS = {
-    **GREEK, "infty": "∞", "le": "≤", "leq": "≤", "ge": "≥", "geq": "≥", "ne": "≠", "neq": "≠",
-    "cdot": "·", "times": "×", "to": "→", "rightarrow": "→", "leftarrow": "←", "Rightarrow": "⇒",
-    "approx": "≈", "sim": "∼", "pm": "±", "in": "∈", "notin": "∉", "ldots": "…", "dots": "…", "cdots": "⋯",
-    "sum": "∑", "prod": "∏", "top": "⊤", "mid": "∣", "lvert": "|", "rvert": "|", "vert": "|", "|": "‖",
-    "{": "{", "}": "}", "lfloor": "⌊", "rfloor": "⌋", "lceil": "⌈", "rceil": "⌉", "forall": "∀",
-    "exists": "∃", "partial": "∂", "nabla": "∇", "odot": "⊙", "oplus": "⊕", "circ": "∘", "propto": "∝",
-    "equiv": "≡", "ll": "≪", "gg": "≫", "emptyset": "∅", "mapsto": "↦", "langle": "⟨", "rangle": "⟩",
-    "setminus": "∖", "cup": "∪", "cap": "∩", "subset": "⊂", "subseteq": "⊆", "neg": "¬", "land": "∧",
-    "lor": "∨", "%": "%", "$": "$", "_": "_", "&": "&amp;", "#": "#",
-}
-SPACES = {",": "\u2009", ";": "\u2005", ":": "\u2005", "!": "", "quad": "\u2003", "qquad": "\u2003\u2003", " ": " "}
-FUNCTIONS = {"log", "ln", "exp", "mod", "bmod", "softmax", "max", "min", "sin", "cos", "tanh", "arg", "argmax", "argmin", "det", "dim", "lim", "sup", "inf"}
-UPRIGHT = {"text", "mathrm", "operatorname", "textrm", "mathsf", "texttt", "textbf", "mathbf", "boldsymbol", "textit"}
-IGNORED = {"left", "right", "big", "Big", "bigl", "bigr", "Bigl", "Bigr", "displaystyle", "limits", "nolimits"}
-
-
-class TexError(ValueError):
-    """The converter does not know this TeX: keep the source."""
-
-
-class _Tex:
-    TOKEN = re.compile(r"\\([A-Za-z]+|.)|(\s+)|(.)", re.S)
-
-    def __init__(self, source: str):
-        self.tokens = [(m.group(1), m.group(2), m.group(3)) for m in self.TOKEN.finditer(source)]
-        self.pos = 0
-
-    def peek(self):
-        return self.tokens[self.pos] if self.pos < len(self.tokens) else None
-
-    def take(self):
-        token = self.peek()
-        if token is None:
-            raise TexError("unexpected end")
-        self.pos += 1
-        return token
-
-    def group_source(self) -> str:
-        """The raw text of the next {...} group (for \\text)."""
-        command, space, char = self.take()
-        if char != "{":
-            raise TexError("expected {")
-        depth, out = 1, []
-        while True:
-            command, space, char = self.take()
-            if char == "{":
-                depth += 1
-            elif char == "}":
-                depth -= 1
-                if depth == 0:
-                    return "".join(out)
-            out.append(("\\" + command) if command else (space or char))
-
-    def argument(self) -> str:
-        """One argument: a {group} or a single token."""
-        while self.peek() and self.peek()[1]:
-            self.take()
-        token = self.peek()
-        if token is None:
-            raise TexError("missing argument")
-        if token[2] == "{":
-            self.take()
-            return self.sequence(until="}")
-        return self.atom()
-
-    def sequence(self, until: str | None = None) -> str:
-        out = []
-        while True:
-            token = self.peek()
-            if token is None:
-                if until:
-                    raise TexError("unbalanced braces")
-                return "".join(out)
-            if until and token[2] == until:
-                self.take()
-                return "".join(out)
-            if token[2] == "}":
-                raise TexError("unbalanced braces")
-            if token[2] == "-":  # binary minus spaced like plus, unary minus tight
-                self.take()
-                before = re.sub(r"<[^>]+>", "", "".join(out)).rstrip()
-                out.append("−" if not before or before[-1] in "([{,=<>+−≤≥≈→∈|" else " − ")
-                continue
-            out.append(self.atom())
-
-    def atom(self) -> str:
-        command, space, char = self.take()
-        if space:
-            return ""
-        if char is not None:
-            if char == "{":
-                return self.sequence(until="}")
-            if char == "^":
-                return f"<sup>{self.argument()}</sup>"
-            if char == "_":
-                return f"<sub>{self.argument()}</sub>"
-            if char == "&" or char == "\\":
-                raise TexError("alignment")
-            if char.isalpha():
-                return f"<i>{html.escape(char)}</i>"
-            if char == "'":
-                return "′"
-            if char == "-":
-                return "−"
-            if char in "=<>+":
-                return f" {html.escape(char)} " if char in "=<>" else " + "
-            if char == "~":
-                return "\u00a0"
-            return html.escape(char)
-        if command in SPACES:
-            return SPACES[command]
-        if command in IGNORED:
-            return ""
-        if command in SYMBOLS:
-            symbol = SYMBOLS[command]
-            return f" {symbol} " if command in {"le", "leq", "ge", "geq", "ne", "neq", "approx", "to", "in",
-                                                "rightarrow", "Rightarrow", "equiv", "propto", "mapsto"} else symbol
-        if command in FUNCTIONS:
-            following = self.peek()
-            return command if following and following[2] in ("(", "_", "^") else command + "\u2009"
-        if command in UPRIGHT:
-            if command in {"text", "textrm", "texttt", "textit"}:
-                return html.escape(self.group_source())
-            inner = self.argument()
-            return re.sub(r"</?i>", "", inner)
-        if command == "mathbb":
-            letters = re.sub(r"</?i>", "", self.argument())
-            return "".join({"R": "ℝ", "N": "ℕ", "Z": "ℤ", "Q": "ℚ", "C": "ℂ", "E": "𝔼"}.get(c, c) for c in letters)
-        if command == "sqrt":
-            inner = self.argument()
-            plain = re.sub(r"<[^>]+>", "", inner)
-            return f"√{inner}" if len(plain) <= 1 or re.fullmatch(r"<i>\w</i><sub>[^<]*(<i>\w</i>)?[^<]*</sub>", inner) else f"√({inner})"
-        if command in {"frac", "tfrac", "dfrac"}:
-            top, bottom = self.argument(), self.argument()
-            wrap = lambda x: f"({x})" if re.search(r"[\s+−=<>,/·]", re.sub(r"<[^>]+>", "", x)) else x  # noqa: E731
-            return f"{wrap(top)}/{wrap(bottom)}"
-        if command == "begin":
-            name = self.group_source()
-            if name != "cases":
-                raise TexError(f"environment {name}")
-            return self.cases()
-        raise TexError(f"unknown command \\{command}")
-
-    def cases(self) -> str:
-        rows, cells, out = [], [], []
-        while True:
-            token = self.peek()
-            if token is None:
-                raise TexError("cases without end")
-            command, space, char = token
-            if command == "end":
-                self.take()
-                self.group_source()
-                cells.append("".join(out))
-                rows.append(cells)
-                break
-            if char == "&":
-                self.take()
-                cells.append("".join(out))
-                out = []
-            elif command == "\\":
-                self.take()
-                cells.append("".join(out))
-                rows.append(cells)
-                cells, out = [], []
-            else:
-                out.append(self.atom())
-        body = "".join(f"<span>{row[0]}</span><span>{row[1] if len(row) > 1 else ''}</span>"
-                       for row in rows if any(c.strip() for c in row))
-        return f'<span class="math-cases"><span class="brace">{{</span><span class="rows">{body}</span></span>'
-
-
-def tex_to_html(tex: str) -> str:
-    """A readable HTML rendering of simple TeX math ($QK^\\top/\\sqrt{d_k}$ -> QK<sup>⊤</sup>/√d_k); TexError if unsure."""
-    parser = _Tex(tex.strip())
-    out = parser.sequence()
-    out = out.replace("<sup>⊤</sup>", "<sup>T</sup>")
-    return re.sub(r" {2,}", " ", out).strip()
-
-
+# ---------------------------------------------------------------- math, typeset at build time
 def render_math(tex: str, display: bool) -> str:
-    try:
-        inner = tex_to_html(tex)
-    except (TexError, IndexError):
-        source = html.escape(tex.strip())
-        return f'<pre class="tex">{source}</pre>' if display else f'<code class="tex">{source}</code>'
-    title = html.escape(tex.strip(), quote=True)
-    if display:
-        return f'<span class="math math-display" role="math" title="{title}">{inner}</span>'
-    return f'<span class="math" role="math" title="{title}">{inner}</span>'
+    """MathML for a TeX formula, written into the page: Chromium, Firefox and Safari typeset it natively,
+    so nothing is fetched or run at reading time. The TeX stays as the formula's alternative text."""
+    mathml = convert(tex.strip(), display="block" if display else "inline")
+    return mathml.replace("<math ", f'<math alttext="{html.escape(tex.strip(), quote=True)}" ', 1)
 
 
 class BookRenderer(IPythonRenderer):

@@ -204,6 +204,49 @@ def test_index_switcher_and_links_in_chromium(page, page_log, site, artifacts):
     assert not page_log.errors, page_log.errors
 
 
+# ---------------------------------------------------------------- typeset mathematics
+RAW_TEX = re.compile(r"\\(?:frac|sum|begin|end|text|sqrt|mathbf|mathrm|left|right|cdot|top|infty|leq?|geq?|quad)\b"
+                     r"|\[2ex\]|\$[^$\s][^$]*\$")
+
+
+def visible_text(page: Path) -> str:
+    soup = soup_of(page)
+    for element in soup(["script", "style", "pre", "code"]):  # code may hold TeX on purpose
+        element.decompose()
+    return soup.get_text(" ")
+
+
+def test_every_formula_is_mathml_and_no_raw_tex_is_visible(site):
+    out, stats = site
+    formulas = 0
+    for name in stats["page_paths"]:
+        page = out / name
+        formulas += page.read_text(encoding="utf-8").count("<math ")
+        leftover = RAW_TEX.findall(visible_text(page))
+        assert not leftover, f"{name}: raw TeX in the visible text: {leftover[:5]}"
+    assert formulas > 500, f"only {formulas} formulas typeset"
+
+
+@pytest.mark.parametrize("kind, page_name, selector", [
+    ("fraction", "course/en/03_worked_example.html", "math:has(mfrac)"),
+    ("sum", "course/en/03_worked_example.html", "math:has(mo:text-is('∑')), math:has(munderover)"),
+    ("cases", "course/en/02_causal_mask.html", "math:has(mtable)"),
+])
+def test_formulas_are_typeset_in_chromium(page, page_log, site, artifacts, kind, page_name, selector):
+    """A fraction stands taller than its line, a sum and a cases formula render as MathML boxes."""
+    out, _ = site
+    page.goto((out / page_name).as_uri())
+    formula = page.locator(selector).first
+    formula.scroll_into_view_if_needed()
+    box = formula.bounding_box()
+    font = formula.evaluate("m => parseFloat(getComputedStyle(m).fontSize)")
+    assert box and box["width"] > font, (kind, box)
+    if kind in ("fraction", "cases"):
+        assert box["height"] > 1.6 * font, f"the {kind} is not typeset on several levels: {box}, font {font}"
+    formula.screenshot(path=str(artifacts / f"html_math_{kind}.png"))
+    assert not page_log.errors, page_log.errors
+
+
 # ---------------------------------------------------------------- the explorer, in the edition
 def cells_where(widget, selector: str) -> set[tuple[int, int]]:
     found = widget.locator(f'[data-panel="mask"] td{selector}').evaluate_all(
