@@ -182,6 +182,8 @@ def nbgrader_folder(term: Term, root: Path) -> None:
         folder = root / s.student / "Lab 1"
         folder.mkdir(parents=True)
         (folder / "lab01_masks.ipynb").write_text(_json(s.variant))
+        if s.earlier:  # a second notebook in the folder: the one named after the lab counts
+            (folder / "Untitled.ipynb").write_text(_json(s.earlier))
         (folder / "timestamp.txt").write_text(nbgrader_stamp(s))
     for lms_id, _ in term.unknown:
         folder = root / f"x{lms_id}" / "Lab 1"
@@ -196,7 +198,8 @@ def nbgrader_folder(term: Term, root: Path) -> None:
 def expected_row(s: Student, layout: str, late_override: dict[str, int] | None = None) -> dict:
     """The row the gradebook must hold for this student, from the term's construction only."""
     if s.variant is None:
-        return {"status": "missing", "raw_score": 0.0, "score": 0.0, "late": False, "superseded": 0, "points": {}}
+        return {"status": "missing", "raw_score": 0.0, "score": 0.0, "late": False, "late_days": 0, "superseded": 0,
+                "points": {}, "diagnoses": {}}
     raw, points, diagnoses = KNOWN[s.variant]
     late, days, percent = False, 0, 0.0
     if layout == "nbgrader" and s.late_days > s.extension_days:
@@ -211,3 +214,8 @@ def expected_row(s: Student, layout: str, late_override: dict[str, int] | None =
     return {"status": STATUS.get(s.variant, "graded"), "raw_score": raw, "score": round(raw * (1 - percent / 100), 4),
             "late": late, "late_days": days, "superseded": 1 if s.earlier else 0, "points": points,
             "diagnoses": diagnoses}
+
+
+# the lab's points per exercise, as the lab01 chapter hands them out (10 in all)
+FULL_POINTS = {"causal_mask": 2.0, "allowed_mask": 1.0, "blocked_mask": 1.0, "padding_mask": 2.0,
+               "combined_mask": 2.0, "sliding_window_mask": 2.0}

@@ -127,7 +127,7 @@ def build(ctx: Context, person: Person, record: dict | None, meta: dict) -> Buil
 
     row = dict(entry)
     row.update({
-        "name": person.name, "email": person.email, "lms_id": person.lms_id,
+        "name": person.name, "email": person.email, "lms_id": person.lms_id, "lms_name": meta.get("lms_name") or "",
         "exercises": exercises, "hand_graded": hand,
         "raw_score": round(raw, 4), "late": assessed.late, "late_days": assessed.late_days,
         "penalty_percent": assessed.penalty_percent, "penalty": penalty, "score": score,

@@ -85,7 +85,9 @@ def export(folder: Path, target: str, out: Path, assignment: str | None = None) 
 
 
 def _moodle_name(row: dict) -> str:
-    name = re.sub(r"[\\/:*?\"<>|\x00-\x1f]", "", row.get("name") or row["student"]).strip() or row["student"]
+    # the name as Moodle wrote it in the download (its feedback upload matches it), else the roster's
+    shown = row.get("lms_name") or row.get("name") or row["student"]
+    name = re.sub(r"[\\/:*?\"<>|\x00-\x1f]", "", shown).strip() or row["student"]
     return f"{name}_{row.get('lms_id') or row['student']}_assignsubmission_file_feedback.html"
 
 

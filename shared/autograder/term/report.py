@@ -27,7 +27,11 @@ def _svg(figure) -> str:
     stream = io.StringIO()
     figure.savefig(stream, format="svg", metadata={"Date": None, "Creator": None}, bbox_inches="tight")
     text = stream.getvalue()
-    return text[text.index("<svg"):]
+    text = text[text.index("<svg"):]
+    start, end = text.find("<metadata>"), text.find("</metadata>")
+    if 0 <= start < end:  # RDF naming its vocabularies by URL: nothing a reader needs
+        text = text[:start] + text[end + len("</metadata>"):]
+    return text
 
 
 def _figures(rows: list[dict], spec, labels: dict) -> tuple[str, str]:
