@@ -67,16 +67,15 @@ def _figures(rows: list[dict], spec, labels: dict) -> tuple[str, str]:
 
 
 def _explanation(lab: str, diagnosis: str, lang: str) -> str:
-    key = f"{lab}.{diagnosis}"
-    if not i18n.has(key):
+    """The first sentence of the feedback a student with this mistake got, its numbers left as names."""
+    import re
+
+    templates = i18n.catalogue().get(f"{lab}.{diagnosis}")
+    if not templates:
         return ""
-    try:
-        text = i18n.t(key, lang)
-    except (KeyError, IndexError, ValueError):
-        text = i18n.catalogue()[key].get(lang) or i18n.catalogue()[key]["en"]
-    first = text.split(": ", 1)[0] if len(text.split(": ", 1)[0]) > 30 else text
-    first = first.split(". ")[0]
-    return first[:220]
+    text = re.sub(r"\{(\w+)\}", r"\1", templates.get(lang) or templates[i18n.DEFAULT_LANG])
+    first = text.split(". ", 1)[0].rstrip(".")
+    return first if len(first) <= 200 else first[:200].rsplit(" ", 1)[0] + " …"
 
 
 def build(folder: Path, lang: str = "en") -> str:
