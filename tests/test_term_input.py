@@ -21,6 +21,14 @@ def grade(*args, cwd=ROOT):
                           capture_output=True, text=True, timeout=300)
 
 
+def refused_call(capsys, *args) -> str:
+    """A call the command line must refuse before grading anything (run in-process: no sandbox starts)."""
+    from autograder.grader import cli
+
+    assert cli.main(["grade", *map(str, args)]) == 2
+    return capsys.readouterr().err
+
+
 # ---------------------------------------------------------------- roster
 @pytest.mark.parametrize("text, line, words", [
     ("student,name\na,A\nb,B\na,A again\n", 4, "already on line 2"),
@@ -30,14 +38,13 @@ def grade(*args, cwd=ROOT):
     ("student,lms_id\na,7\nb,7\n", 3, "lms_id '7' is already on line 2"),
     ("student,name\n,nobody\n", 2, "empty"),
 ])
-def test_a_bad_roster_names_its_line_and_nothing_is_written(tmp_path, text, line, words):
+def test_a_bad_roster_names_its_line_and_nothing_is_written(tmp_path, capsys, text, line, words):
     path = tmp_path / "roster.csv"
     path.write_text(text)
     with pytest.raises(UsageError) as error:
         roster.load(path)
     assert f"line {line}" in str(error.value) and words in str(error.value)
-    result = grade("lab01", SOLUTION, "--out", tmp_path / "out", "--roster", path)
-    assert result.returncode == 2 and f"line {line}" in result.stderr
+    assert f"line {line}" in refused_call(capsys, "lab01", SOLUTION, "--out", tmp_path / "out", "--roster", path)
     assert not (tmp_path / "out").exists()
 
 
@@ -49,9 +56,9 @@ def test_a_good_roster_keeps_every_column(tmp_path):
     assert loaded.find("77").student == "s1" and loaded.find("s2").student == "s2" and loaded.find("x") is None
 
 
-def test_an_unknown_layout_is_a_usage_error(tmp_path):
-    result = grade("lab01", SOLUTION, "--out", tmp_path / "out", "--layout", "blackboard")
-    assert result.returncode == 2 and "unknown layout 'blackboard'" in result.stderr
+def test_an_unknown_layout_is_a_usage_error(tmp_path, capsys):
+    error = refused_call(capsys, "lab01", SOLUTION, "--out", tmp_path / "out", "--layout", "blackboard")
+    assert "unknown layout 'blackboard'" in error
     assert not (tmp_path / "out").exists()
 
 
@@ -131,9 +138,8 @@ def test_started_days_extensions_and_the_cap():
 @pytest.mark.parametrize("args, words", [(["--due", "2026-12-10"], "give the offset"),
                                          (["--due", "soon"], "not an ISO 8601"),
                                          (["--late-per-day", "120"], "between 0 and 100")])
-def test_bad_policy_options(tmp_path, args, words):
-    result = grade("lab01", SOLUTION, "--out", tmp_path / "out", *args)
-    assert result.returncode == 2 and words in result.stderr
+def test_bad_policy_options(tmp_path, capsys, args, words):
+    assert words in refused_call(capsys, "lab01", SOLUTION, "--out", tmp_path / "out", *args)
     assert not (tmp_path / "out").exists()
 
 

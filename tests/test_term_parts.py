@@ -71,6 +71,23 @@ def test_an_odd_nbgrader_timestamp_is_a_note_and_on_time(tmp_path):
     assert (rows["bob"]["late"], rows["bob"]["score"]) == (False, 10.0)
     assert rows["bob"]["notes"] == ["The hand-in time could not be read, so this submission counts as on time."]
 
+    # bad input on a rerun: a clear message naming the line, and the gradebook as it was
+    before = {name: (out / name).read_bytes() for name in ("grades.json", "grades.csv")}
+    bad = tmp_path / "overrides.csv"
+    bad.write_text("student,exercise,points,reason\nbob,late_days,1,was late\nzed,causal_mask,1,typo\n")
+    again = run("grade", "lab01", tmp_path / "submitted", "--out", out, "--overrides", bad, "--seed", "4",
+                "--quiet", check=False)
+    assert again.returncode == 2 and f"overrides {bad} line 3: unknown student 'zed'" in again.stderr
+    unknown = run("grade", "lab01", tmp_path / "submitted", "--out", out, "--regrade", "zed", "--seed", "4",
+                  "--quiet", check=False)
+    assert unknown.returncode == 2 and "--regrade zed: no submission of that student" in unknown.stderr
+    assert {name: (out / name).read_bytes() for name in before} == before
+    good = tmp_path / "good.csv"
+    good.write_text("student,exercise,points,reason\nbob,late_days,1,was late\n")
+    run("grade", "lab01", tmp_path / "submitted", "--out", out, "--overrides", good, "--seed", "4", "--quiet")
+    rows = {r["student"]: r for r in json.loads((out / "grades.json").read_text())["submissions"]}
+    assert (rows["bob"]["late_days"], rows["bob"]["score"], rows["ann"]["score"]) == (1, 9.0, 8.0)
+
 
 def test_hand_graded_parts_count_once_the_sheet_is_filled_in(tmp_path, monkeypatch, capsys):
     from autograder.grader import cli

@@ -156,6 +156,11 @@ def run_batch(options: Options) -> BatchResult:
         discovery = discover(options.paths, spec.id)
         if not discovery.submissions:
             raise UsageError("no *.ipynb submissions found in " + ", ".join(map(str, options.paths)))
+    named = {submission.student for submission in discovery.submissions}
+    strangers = sorted(options.regrade_students - named)
+    if strangers:
+        raise UsageError(f"--regrade {strangers[0]}: no submission of that student in "
+                         + ", ".join(map(str, options.paths)))
     out = options.out
     gradebook.prepare(out)
     progress_stream = options.progress if options.progress is not None else sys.stderr

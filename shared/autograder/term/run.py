@@ -116,6 +116,16 @@ def grade_term(options: TermOptions) -> TermResult:
         by_student.setdefault(student, []).append(entry)
 
     previous = _load_state(out)
+    # overrides are checked before anything is graded: a wrong line costs no time and changes no file
+    known = set(people) if class_list else set(by_student) | set(previous)
+    maxima = {e.id: float(e.points) for e in spec.exercises} | {p: float(v) for p, v in spec.hand_graded.items()}
+    applied: dict = {}
+    for path in override_paths:
+        for key, value in overrides.load(path, known, maxima).items():
+            if key in applied:
+                raise UsageError(f"overrides {path} line {value.line}: {key[0]} {key[1]} is already set in "
+                                 "another overrides file")
+            applied[key] = value
     submissions, metas = [], {}
     for student, entries in sorted(by_student.items()):
         entries.sort(key=lambda e: e.order)
@@ -135,14 +145,6 @@ def grade_term(options: TermOptions) -> TermResult:
         people.setdefault(student, book.Person(student))
         if student not in metas:
             metas[student] = previous.get(student, {}) if student in records else {}
-    maxima = {e.id: float(e.points) for e in spec.exercises} | {p: float(v) for p, v in spec.hand_graded.items()}
-    applied: dict = {}
-    for path in override_paths:
-        for key, value in overrides.load(path, set(students), maxima).items():
-            if key in applied:
-                raise UsageError(f"overrides {path} line {value.line}: {key[0]} {key[1]} is already set in "
-                                 "another overrides file")
-            applied[key] = value
     ctx = book.Context(spec, policy, applied, penalise, engine.lang, engine.reveal_hidden)
     built = [book.build(ctx, people[s], records.get(s), metas[s]) for s in students]
     rows = [b.row for b in built]
