@@ -290,3 +290,16 @@ def test_a_hostile_zip_loses_nothing_else_and_writes_nothing_outside_out(tmp_pat
     assert sorted(p.name for p in tmp_path.rglob("*escaped*")) == []
     assert not Path("/abs/rooted.ipynb").exists()
     assert sorted(p.name for p in work.iterdir()) == ["out", "subs.zip"]
+
+
+# ---------------------------------------------------------------- texts
+def test_every_term_text_in_every_language_with_the_same_placeholders():
+    from autograder import i18n
+    from autograder.term import texts
+
+    keys = [*texts.NOTES, *texts.REPORT]
+    assert keys and all(key.startswith("term.") for key in keys)
+    for key in keys:
+        templates = i18n.catalogue()[key]
+        assert set(templates) == set(i18n.LANGS), key
+        assert len({frozenset(i18n.placeholders(t)) for t in templates.values()}) == 1, key
