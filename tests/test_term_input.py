@@ -303,3 +303,43 @@ def test_every_term_text_in_every_language_with_the_same_placeholders():
         templates = i18n.catalogue()[key]
         assert set(templates) == set(i18n.LANGS), key
         assert len({frozenset(i18n.placeholders(t)) for t in templates.values()}) == 1, key
+
+
+def test_canvas_and_moodle_folders_read_like_their_zips(tmp_path):
+    from autograder.term import sources
+
+    canvas = tmp_path / "canvas"
+    canvas.mkdir()
+    for name in ("doejo_77_1001_lab01.ipynb", "doejo_LATE_77_1002_lab01-1.ipynb", ".DS_Store"):
+        (canvas / name).write_text("{}")
+    moodle = tmp_path / "moodle"
+    (moodle / "Jo Doe_123_assignsubmission_file_").mkdir(parents=True)
+    (moodle / "Jo Doe_123_assignsubmission_file_" / "lab01.ipynb").write_text("{}")
+    out = tmp_path / "out"
+    for folder, layout, keys in ((canvas, "canvas", ["77", "77"]), (moodle, "moodle", ["123"])):
+        found = sources.collect([str(folder)], out)
+        parsed = layouts.parse(found.items, "auto", "lab01")
+        assert parsed.layout == layout and [e.key for e in parsed.entries] == keys
+        assert all(e.item.path.parent == folder or e.item.path.parent.parent == folder for e in parsed.entries)
+    assert not out.exists()  # a folder is read where it is: nothing copied
+
+
+def test_the_report_of_a_gradebook_without_roster(tmp_path, capsys):
+    """`report` also reads a plain engine gradebook (one row per file)."""
+    import json as _json
+
+    from autograder.grader import cli
+
+    out = tmp_path / "out"
+    out.mkdir()
+    row = {"student": "ann", "status": "graded", "score": 8.0, "max_score": 10.0, "lang": "es",
+           "exercises": {e: {"points": p, "max_points": m, "status": "passed", "diagnosis": d, "feedback": ""}
+                         for e, p, m, d in (("causal_mask", 0.0, 2.0, "wrong_triangle"), ("allowed_mask", 1.0, 1.0, None),
+                                            ("blocked_mask", 1.0, 1.0, None), ("padding_mask", 2.0, 2.0, None),
+                                            ("combined_mask", 2.0, 2.0, None), ("sliding_window_mask", 2.0, 2.0, None))}}
+    (out / "grades.json").write_text(_json.dumps({"lab": "lab01", "max_score": 10.0, "submissions": [row]}))
+    assert cli.main(["report", str(out)]) == 0
+    page = (out / "report.html").read_text()
+    assert "<td><code>wrong_triangle</code></td><td>1</td><td>100%</td>" in page and "<li>es: 1</li>" in page
+    assert cli.main(["export", str(out), "--to", "canvas", "--out", str(tmp_path / "c.csv")]) == 2
+    assert "graded without a roster" in capsys.readouterr().err
