@@ -6,9 +6,7 @@ identical pair. The expected gradebook comes from how the term was built
 (corpus/term.py), and is compared row by row.
 """
 import csv
-import io
 import json
-import os
 import subprocess
 import sys
 import zipfile

@@ -17,7 +17,7 @@ from .. import i18n
 from ..grader import gradebook
 from ..grader.submissions import UsageError
 from ..labs import get_lab
-from . import similarity
+from . import similarity, texts  # noqa: F401  (texts registers the report's messages)
 from .run import load_analysis
 
 RAN = ("graded", "timeout", "error")
@@ -85,8 +85,6 @@ def build(folder: Path, lang: str = "en") -> str:
         raise UsageError(f"{folder / 'grades.json'}: cannot be read ({error})") from None
     lang = i18n.normalise_lang(lang)
     spec = get_lab(grades["lab"])
-    from . import texts  # noqa: F401  (registers the report's texts)
-
     t = lambda key, **p: i18n.t(key, lang, **p)  # noqa: E731
     e = html.escape
     rows = [row for row in grades["submissions"] if "raw_score" in row] or [
