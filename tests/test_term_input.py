@@ -343,3 +343,13 @@ def test_the_report_of_a_gradebook_without_roster(tmp_path, capsys):
     assert "<td><code>wrong_triangle</code></td><td>1</td><td>100%</td>" in page and "<li>es: 1</li>" in page
     assert cli.main(["export", str(out), "--to", "canvas", "--out", str(tmp_path / "c.csv")]) == 2
     assert "graded without a roster" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("body", ["-" * 100_000 + "1", "not " * 50_000 + "x", "f" + "(x)" * 50_000,
+                                  "a." * 50_000 + "b", "(" * 190 + "1" + ")" * 190])
+def test_hostile_code_never_breaks_the_analysis(body):
+    # parsed in the grader's own process, so nesting that exhausts the parser is "no code", never a crash
+    source = "import torch\ndef causal_mask(T):\n    return " + body + "\n"
+    assert isinstance(code.graded_code([source], ["causal_mask"]), dict)
+    assert code.forbidden_uses([source], "causal_mask", FORBIDDEN) == []
+    assert isinstance(similarity.groups({"a": code.graded_code([source], ["causal_mask"]), "b": {}}), list)
