@@ -88,12 +88,19 @@ def test_an_odd_nbgrader_timestamp_is_a_note_and_on_time(tmp_path):
     assert (rows["bob"]["late_days"], rows["bob"]["score"], rows["ann"]["score"]) == (1, 9.0, 8.0)
 
 
-def test_hand_graded_parts_count_once_the_sheet_is_filled_in(tmp_path, monkeypatch, capsys):
-    from autograder.grader import cli
-    from autograder.labs import get_lab
+# no lab of the book has a written answer yet: lab01 gets one part, in this grader process only
+WITH_PART = ("import sys\nfrom autograder.labs import get_lab\n"
+             "get_lab('lab01').hand_graded = {'why_two_conventions': 2.0}\n"
+             "from autograder.grader.cli import main\nsys.exit(main(sys.argv[1:]))\n")
 
-    # no lab of the book has a written answer yet: lab01 gets one part, for this test only
-    monkeypatch.setattr(get_lab("lab01"), "hand_graded", {"why_two_conventions": 2.0})
+
+def grade_with_part(args):
+    result = subprocess.run([sys.executable, "-c", WITH_PART, *args], cwd=ROOT, capture_output=True, text=True,
+                            timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_hand_graded_parts_count_once_the_sheet_is_filled_in(tmp_path):
     notebook = json.loads((ROOT / "solutions/en/lab01_masks.ipynb").read_text())
     notebook["cells"].append({"cell_type": "markdown", "metadata": {"tags": ["hand-graded"],
                               "labbook": {"part": "why_two_conventions"}},
@@ -107,7 +114,7 @@ def test_hand_graded_parts_count_once_the_sheet_is_filled_in(tmp_path, monkeypat
     out = tmp_path / "out"
     args = ["grade", "lab01", str(subs), "--out", str(out), "--roster", str(roster), "--jobs", "1", "--quiet",
             "--seed", "4"]
-    assert cli.main(args) == 0
+    grade_with_part(args)
     sheet = (out / "hand-graded.csv").read_text().splitlines()
     assert sheet == ["student,exercise,points,reason,max_points,text",
                      "ann,why_two_conventions,,hand-graded,2,\"SDPA reads True as allowed, MHA as blocked.\"",
@@ -117,10 +124,9 @@ def test_hand_graded_parts_count_once_the_sheet_is_filled_in(tmp_path, monkeypat
     filled = tmp_path / "filled.csv"
     filled.write_text("\n".join([sheet[0], sheet[1].replace(",,hand", ",2,hand"),
                                  sheet[2].replace(",,hand", ",1.5,hand")]) + "\n")
-    assert cli.main(args + ["--overrides", str(filled)]) == 0
+    grade_with_part(args + ["--overrides", str(filled)])
     rows = {r["student"]: r for r in json.loads((out / "grades.json").read_text())["submissions"]}
     assert (rows["ann"]["score"], rows["bob"]["score"], rows["cat"]["status"]) == (12, 11.5, "missing")
     with open(out / "grades.csv") as stream:
         header = stream.readline().strip().split(",")
     assert "why_two_conventions" in header
-    capsys.readouterr()
