@@ -111,12 +111,14 @@ def test_auto_falls_back_to_flat():
     ("2026-12-10 23:59:00 Europe/Berlin", "2026-12-10T23:59:00+01:00"),
     ("2026-12-10T23:59:00+01:00", "2026-12-10T23:59:00+01:00"),
     ("2026-12-10 22:59:00", "2026-12-10T22:59:00+00:00"),  # no zone: nbgrader's default, UTC
+    ("2026-12-10 23:59:00.000000 CET", "2026-12-10T23:59:00+01:00"),  # %Z of a tz database zone
 ])
 def test_nbgrader_timestamps(text, iso):
     assert lateness.parse_timestamp(text).isoformat() == iso
 
 
-@pytest.mark.parametrize("text", ["yesterday", "10/12/2026 11pm", "2026-12-10 23:59 Mars/Olympus", ""])
+@pytest.mark.parametrize("text", ["yesterday", "10/12/2026 11pm", "2026-12-10 23:59 Mars/Olympus", "",
+                                  "2026-12-10 23:59:00 IST"])  # an ambiguous abbreviation: not guessed
 def test_an_odd_timestamp_is_on_time_with_a_note(text):
     policy = lateness.Policy(lateness.parse_due("2026-12-01T00:00:00+00:00"), 10, 100)
     assessed = lateness.assess(policy, 0, text, False)
