@@ -355,3 +355,14 @@ def test_hostile_code_never_breaks_the_analysis(body):
     assert isinstance(code.graded_code([source], ["causal_mask"]), dict)
     assert code.forbidden_uses([source], "causal_mask", FORBIDDEN) == []
     assert isinstance(similarity.groups({"a": code.graded_code([source], ["causal_mask"]), "b": {}}), list)
+
+
+def test_a_folder_without_any_submission_is_an_error_not_a_class_of_missing(tmp_path, capsys):
+    empty = tmp_path / "download"
+    empty.mkdir()
+    (empty / "readme.txt").write_text("nothing here")
+    roster_path = tmp_path / "roster.csv"
+    roster_path.write_text("student\na\n")
+    error = refused_call(capsys, "lab01", empty, "--out", tmp_path / "out", "--roster", roster_path, "--layout", "canvas")
+    assert "no submissions found" in error and "as the canvas layout" in error and "1 other files" in error
+    assert not (tmp_path / "out" / "grades.json").exists()

@@ -94,6 +94,11 @@ def grade_term(options: TermOptions) -> TermResult:
     gradebook.prepare(out)
     found = sources.collect(engine.paths, out, engine.max_bytes)
     parsed = layouts.parse(found.items, layout, spec.id)
+    if not parsed.entries:
+        # a wrong folder must not look like a class where nobody handed in
+        raise UsageError(f"no submissions found in {', '.join(map(str, engine.paths))} as the {parsed.layout} layout "
+                         f"({len(parsed.unparsed)} notebooks with names that fit no pattern, "
+                         f"{len(found.refused)} refused, {len(parsed.junk)} other files)")
 
     # who handed in what; unknown LMS ids apart
     people: dict[str, book.Person] = {}
