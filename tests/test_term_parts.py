@@ -130,3 +130,5 @@ def test_hand_graded_parts_count_once_the_sheet_is_filled_in(tmp_path):
     with open(out / "grades.csv") as stream:
         header = stream.readline().strip().split(",")
     assert "why_two_conventions" in header
+    subprocess.run([sys.executable, "-m", "autograder", "report", str(out)], cwd=ROOT, check=True, capture_output=True)
+    assert "why_two_conventions: 2 of 2 answers graded" in (out / "report.html").read_text()

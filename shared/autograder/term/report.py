@@ -136,6 +136,16 @@ def build(folder: Path, lang: str = "en") -> str:
     else:
         parts.append(f"<p>{e(t('term.report.no_diagnoses'))}</p>")
 
+    # written answers still to grade
+    parts_seen = sorted({part for row in rows for part in (row.get("hand_graded") or {})})
+    if parts_seen:
+        handed = [row for row in rows if row["status"] != "missing"]
+        parts.append(f"<h2>{e(t('term.report.hand_graded'))}</h2><ul class='hand-graded'>" + "".join(
+            "<li>" + e(t("term.report.hand_graded_part", part=part,
+                         graded=sum(1 for row in handed if row["hand_graded"][part]["graded"]),
+                         answers=sum(1 for row in handed if row["hand_graded"][part]["text"]))) + "</li>"
+            for part in parts_seen) + "</ul>")
+
     # languages
     languages = Counter(row.get("lang") or "?" for row in ran)
     parts.append(f"<h2>{e(t('term.report.languages'))}</h2><ul class='languages'>"

@@ -149,6 +149,16 @@ REPORT = {
     "term.report.penalised": {"en": "; penalised", "es": "; penalizado", "de": "; mit Abzug", "hi-Latn": "; penalty lagi"},
     "term.report.no_flags": {"en": "Nothing to review.", "es": "Nada que revisar.", "de": "Nichts zu prüfen.",
                              "hi-Latn": "Review karne ko kuch nahi."},
+    "term.report.hand_graded": {
+        "en": "Written answers graded by hand", "es": "Respuestas escritas corregidas a mano",
+        "de": "Von Hand bewertete schriftliche Antworten", "hi-Latn": "Haath se grade hone wale likhit jawab",
+    },
+    "term.report.hand_graded_part": {
+        "en": "{part}: {graded} of {answers} answers graded (sheet: hand-graded.csv).",
+        "es": "{part}: {graded} de {answers} respuestas corregidas (hoja: hand-graded.csv).",
+        "de": "{part}: {graded} von {answers} Antworten bewertet (Bogen: hand-graded.csv).",
+        "hi-Latn": "{part}: {answers} mein se {graded} jawab grade hue (sheet: hand-graded.csv).",
+    },
     "term.report.unmatched": {
         "en": "Files not counted for any roster student", "es": "Archivos que no cuentan para nadie de la lista",
         "de": "Dateien, die niemandem auf der Liste zugeordnet sind", "hi-Latn": "Files jo kisi roster student ke liye count nahi hui",
