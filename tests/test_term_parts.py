@@ -53,6 +53,11 @@ def test_forbidden_api_is_flagged_and_penalised_only_when_asked(tmp_path):
     assert rows["shortcut"]["score"] == full - 4  # causal_attention is worth 4 points in lab02
     assert rows["honest"]["score"] == full
     assert "0 points for it" in (out / "feedback" / "shortcut.md").read_text()
+    run("grade", "lab02", subs, "--out", out, "--jobs", "2", "--quiet", "--seed", "4")  # the choice is kept
+    assert json.loads((out / "grades.json").read_text())["policy"]["penalise_forbidden"] is True
+    run("grade", "lab02", subs, "--out", out, "--jobs", "2", "--quiet", "--seed", "4", "--no-penalise-forbidden")
+    rows = {r["student"]: r for r in json.loads((out / "grades.json").read_text())["submissions"]}
+    assert rows["shortcut"]["score"] == full
 
 
 def test_an_odd_nbgrader_timestamp_is_a_note_and_on_time(tmp_path):

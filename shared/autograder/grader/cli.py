@@ -81,8 +81,9 @@ def _parser() -> argparse.ArgumentParser:
     term.add_argument("--late-cap", default=None, metavar="PERCENT", help="the late penalty at most (default 100)")
     term.add_argument("--overrides", action="append", type=Path, default=[], metavar="OVERRIDES.csv",
                       help="student,exercise,points,reason lines applied after grading (repeatable; kept for later runs)")
-    term.add_argument("--penalise-forbidden", action="store_true", default=None,
-                      help="an exercise that uses an API it forbids gets 0 points (default: only flagged)")
+    term.add_argument("--penalise-forbidden", action=argparse.BooleanOptionalAction, default=None,
+                      help="an exercise that uses an API it forbids gets 0 points (default: only flagged; "
+                           "kept for later runs, --no-penalise-forbidden to stop)")
 
     export = commands.add_parser("export", help="grades for an LMS import, and the feedback as one zip")
     export.add_argument("dir", metavar="DIR", type=Path, help="a gradebook folder (grade --out DIR)")
