@@ -179,6 +179,9 @@ class Exercise:
     section: str = ""  # where the chapter explains it, e.g. "03 §4"
     kind: str = "call"
     diagnoses: tuple[str, ...] = ()  # the named mistakes judge can report
+    # calls this exercise's function must not make (`F.scaled_dot_product_attention`): the class
+    # report flags them; points are taken only if the instructor asks (grade --penalise-forbidden)
+    forbidden_calls: tuple[str, ...] = ()
 
     def diagnosis_names(self) -> tuple[str, ...]:
         return self.diagnoses

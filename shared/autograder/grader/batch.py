@@ -17,7 +17,7 @@ from . import gradebook
 from .engine import TimeLimits, grade_submission
 from .sandbox import (Limits, SandboxError, SandboxInfo, Slot, WorkerDir, decide_mode, modules_to_preimport,
                       scrub_cmdline)
-from .submissions import MAX_BYTES, Submission, UsageError, discover, read
+from .submissions import MAX_BYTES, Discovery, Submission, UsageError, discover, read
 
 SEED_ENV = "AUTOGRADER_SEED"
 PREIMPORT_CELL_CHARS = 20_000
@@ -59,6 +59,11 @@ class Options:
     memory_mb: int = 2048
     max_bytes: int = MAX_BYTES
     regrade: bool = False
+    # grade these students again, reuse every other record (--regrade STUDENT)
+    regrade_students: frozenset[str] = frozenset()
+    # already discovered submissions (a caller that knows its students); None: discover(paths)
+    submissions: list[Submission] | None = None
+    write_gradebook: bool = True  # False: the caller writes its own from the result's records
     follow_symlinks: bool = False  # else a link handed in is an invalid row (reason `symlink`)
     reveal_hidden: bool = False  # feedback names hidden inputs (after the deadline)
     progress: TextIO | None = None  # default: stderr
@@ -145,9 +150,17 @@ def run_batch(options: Options) -> BatchResult:
     seed = resolve_seed(spec.id, options.seed)
     if not options.paths:
         raise UsageError("no PATH given")
-    discovery = discover(options.paths, spec.id)
-    if not discovery.submissions:
-        raise UsageError("no *.ipynb submissions found in " + ", ".join(map(str, options.paths)))
+    if options.submissions is not None:
+        discovery = Discovery(list(options.submissions))
+    else:
+        discovery = discover(options.paths, spec.id)
+        if not discovery.submissions:
+            raise UsageError("no *.ipynb submissions found in " + ", ".join(map(str, options.paths)))
+    named = {submission.student for submission in discovery.submissions}
+    strangers = sorted(options.regrade_students - named)
+    if strangers:
+        raise UsageError(f"--regrade {strangers[0]}: no submission of that student in "
+                         + ", ".join(map(str, options.paths)))
     out = options.out
     gradebook.prepare(out)
     progress_stream = options.progress if options.progress is not None else sys.stderr
@@ -158,7 +171,8 @@ def run_batch(options: Options) -> BatchResult:
         # one read gives the digest (the record's key) and what is graded: the same bytes
         read(submission, options.max_bytes, options.follow_symlinks)
         key = gradebook.record_key(spec.id, submission.student, submission.digest, seed.fingerprint)
-        record = None if options.regrade else gradebook.load_record(out, key)
+        again = options.regrade or submission.student in options.regrade_students
+        record = None if again else gradebook.load_record(out, key)
         if record is not None:
             records[submission.student] = record
             submission.cells = []  # not needed again
@@ -187,11 +201,22 @@ def run_batch(options: Options) -> BatchResult:
         # Student code could read `--seed N --out DIR` in our /proc/PID/cmdline (the fallback shares /proc).
         scrub_cmdline()
         info, startup, startup_cpu, sandbox_cpu = _grade_all(spec, runnable, options, seed, records, progress)
-    book = gradebook.write_gradebook(out, spec, list(records.values()), options.lang, {
+    # A run that names fewer files than the last one (one student regraded) keeps the others' rows.
+    kept = gradebook.kept_records(out, spec.id, set(records))
+    records.update(kept)
+    gradebook.save_index(out, spec.id, records)
+    meta = {
         "seed_source": seed.source,
         "seed_fingerprint": seed.fingerprint,
         "sandbox": info.to_plain() if info else None,
-    }, reveal_hidden=options.reveal_hidden)
+    }
+    if options.write_gradebook:
+        book = gradebook.write_gradebook(out, spec, list(records.values()), options.lang, meta,
+                                         reveal_hidden=options.reveal_hidden)
+    else:
+        book = {"lab": spec.id, "max_score": spec.max_score, **meta,
+                "submissions": [gradebook.submission_entry(r, options.lang, options.reveal_hidden)
+                                for r in sorted(records.values(), key=lambda r: r["student"])]}
     return BatchResult(book, list(records.values()), reused, len(todo), info, seed, discovery.notes,
                        time.monotonic() - started, startup, startup_cpu, sandbox_cpu)
 

@@ -16,6 +16,8 @@ from .engine import TimeLimits
 from .sandbox import SandboxError
 from .submissions import MAX_BYTES, UsageError
 
+REGRADE_ALL = "\x00all"  # --regrade given without a student
+
 EPILOG = f"""\
 hidden cases: besides the public cases that `check` shows, every exercise may
 draw randomised cases from a seed. Pass --seed N or set {SEED_ENV}=N for
@@ -26,7 +28,9 @@ Feedback never names a hidden input; --reveal-hidden shows them after the deadli
 
 resuming: every finished submission is recorded in DIR/.autograder/records;
 running the same command again grades only what has no record (a changed
-file, another lab or another seed counts as new). --regrade ignores records.
+file, another lab or another seed counts as new). --regrade ignores records;
+--regrade STUDENT grades that student again. A run never drops the rows of
+students it was not given (grades.csv keeps everyone graded into DIR).
 
 sandbox: with bubblewrap (apt-get install bubblewrap) student code sees no
 network, no repository, no solutions and no gradebook; without it the grader
@@ -63,7 +67,34 @@ def _parser() -> argparse.ArgumentParser:
                        help="larger notebook files are invalid (default %(default)s)")
     grade.add_argument("--sandbox", choices=("auto", "bwrap", "fallback"), default="auto",
                        help="auto: bwrap when it works here, else the fallback (default)")
-    grade.add_argument("--regrade", action="store_true", help="ignore earlier records, grade everything again")
+    grade.add_argument("--regrade", nargs="?", action="append", const=REGRADE_ALL, metavar="STUDENT",
+                       help="without a value: ignore earlier records, grade everything again; "
+                            "--regrade STUDENT (repeatable): grade that student again and keep every other row")
+    term = grade.add_argument_group("a term (roster, LMS layouts, lateness, overrides; see the grader's README)")
+    term.add_argument("--roster", type=Path, metavar="ROSTER.csv",
+                      help="class list: student[,name,email,lms_id,extension_days]; one row per student in the gradebook")
+    term.add_argument("--layout", default=None, metavar="LAYOUT",
+                      help="auto|flat|nbgrader|canvas|moodle: how the files are named (default auto)")
+    term.add_argument("--due", default=None, metavar="ISO", help="due time with offset, e.g. 2026-12-10T23:59:00+01:00")
+    term.add_argument("--late-per-day", default=None, metavar="PERCENT",
+                      help="penalty per started late day, percent of the raw score (default 0)")
+    term.add_argument("--late-cap", default=None, metavar="PERCENT", help="the late penalty at most (default 100)")
+    term.add_argument("--overrides", action="append", type=Path, default=[], metavar="OVERRIDES.csv",
+                      help="student,exercise,points,reason lines applied after grading (repeatable; kept for later runs)")
+    term.add_argument("--penalise-forbidden", action=argparse.BooleanOptionalAction, default=None,
+                      help="an exercise that uses an API it forbids gets 0 points (default: only flagged; "
+                           "kept for later runs, --no-penalise-forbidden to stop)")
+
+    export = commands.add_parser("export", help="grades for an LMS import, and the feedback as one zip")
+    export.add_argument("dir", metavar="DIR", type=Path, help="a gradebook folder (grade --out DIR)")
+    export.add_argument("--to", required=True, choices=("canvas", "moodle", "csv"))
+    export.add_argument("--out", required=True, type=Path, metavar="FILE")
+    export.add_argument("--assignment", default=None, metavar="NAME",
+                        help="the assignment column's name (Canvas: as its gradebook names it, e.g. 'Lab 01 (123456)')")
+
+    report = commands.add_parser("report", help="the class report, DIR/report.html")
+    report.add_argument("dir", metavar="DIR", type=Path)
+    report.add_argument("--lang", default="en", metavar="xx", help="en, es, de or hi-Latn (default en)")
     grade.add_argument("--quiet", action="store_true", help="no progress bar")
     grade.add_argument("--reveal-hidden", action="store_true",
                        help="feedback names the hidden cases' inputs (after the deadline; nothing is graded again)")
@@ -84,6 +115,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "grade":
             return _grade(args)
+        if args.command in ("export", "report"):
+            # the one place that wires the term's course management to the command line
+            from ..term import cli as term_cli
+
+            return term_cli.main(args)
         if args.command == "gradescope":
             from .gradescope import build_bundle
 
@@ -103,6 +139,18 @@ def main(argv: list[str] | None = None) -> int:
     return 2
 
 
+def _is_term(args) -> bool:
+    """A term's options, a zip, or a DIR graded as a term before: the term's gradebook (one row per student)."""
+    import zipfile
+
+    if any(getattr(args, name) not in (None, []) for name in
+           ("roster", "layout", "due", "late_per_day", "late_cap", "overrides", "penalise_forbidden")):
+        return True
+    if any(Path(p).is_file() and zipfile.is_zipfile(p) for p in args.paths):
+        return True
+    return (args.out / ".autograder" / "term" / "settings.json").is_file()
+
+
 def _grade(args) -> int:
     for name in ("timeout", "cell_timeout", "submission_timeout"):
         if getattr(args, name) <= 0:
@@ -120,7 +168,8 @@ def _grade(args) -> int:
         limits=TimeLimits(exercise=args.timeout, cell=args.cell_timeout, submission=args.submission_timeout),
         memory_mb=args.memory_mb,
         max_bytes=int(args.max_mb * 2**20),
-        regrade=args.regrade,
+        regrade=REGRADE_ALL in (args.regrade or []),
+        regrade_students=frozenset(s for s in (args.regrade or []) if s != REGRADE_ALL),
         quiet=args.quiet,
         follow_symlinks=args.follow_symlinks,
         reveal_hidden=args.reveal_hidden,
@@ -129,6 +178,10 @@ def _grade(args) -> int:
         import io
 
         options.progress = io.StringIO()
+    if _is_term(args):
+        from ..term import cli as term_cli
+
+        return term_cli.grade(args, options)
     result = run_batch(options)
     print(result.summary())
     print(f"Gradebook: {args.out / 'grades.json'}, {args.out / 'grades.csv'}, {args.out / 'feedback'}/")

@@ -69,6 +69,12 @@ def record_key(lab: str, student: str, digest: str, seed_fingerprint: str) -> st
 
 
 def write_atomic(path: Path, text: str) -> None:
+    """Write `text` whole or not at all; an unchanged file is left as it is (a partial rerun touches only its rows)."""
+    try:
+        if path.read_bytes() == text.encode("utf-8", errors="replace"):
+            return
+    except OSError:
+        pass
     if not path.parent.is_dir():
         private_dir(path.parent)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -79,6 +85,50 @@ def write_atomic(path: Path, text: str) -> None:
             stream.flush()
             os.fsync(stream.fileno())
         os.chmod(temporary, 0o600)  # mkstemp's mode already; said again because it is the point
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
+
+
+def _index_path(out: Path, lab: str) -> Path:
+    return out / STATE_DIR / f"index-{re.sub(r'[^a-z0-9]', '_', lab.lower())}.json"
+
+
+def save_index(out: Path, lab: str, records: dict[str, dict]) -> None:
+    """Which record holds each student's current row: a later, partial run keeps the rows it does not name."""
+    write_atomic(_index_path(out, lab), json.dumps({student: record["key"] for student, record in records.items()
+                                                   if isinstance(record.get("key"), str)}, indent=0))
+
+
+def kept_records(out: Path, lab: str, present: set[str]) -> dict[str, dict]:
+    """The records of the last run's students that this run did not name (unusable ones are dropped)."""
+    try:
+        index = json.loads(_index_path(out, lab).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(index, dict):
+        return {}
+    kept = {}
+    for student, key in index.items():
+        if student in present or not isinstance(key, str) or not re.fullmatch(r"[0-9a-f]{1,64}", key):
+            continue
+        record = load_record(out, key)
+        if record is not None and record.get("student") == student and record.get("lab") == lab:
+            kept[student] = record
+    return kept
+
+
+def write_bytes_atomic(path: Path, data: bytes) -> None:
+    """Bytes written whole (a staged copy of a zip member), private like everything here."""
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+        os.chmod(temporary, 0o600)
         os.replace(temporary, path)
     except BaseException:
         try:

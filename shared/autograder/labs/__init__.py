@@ -26,6 +26,9 @@ class LabSpec:
     )
     # Key of a message that introduces the lab's check output (optional).
     title_key: str | None = None
+    # Written answers graded by hand: part id -> points. A markdown cell tagged `hand-graded` with
+    # metadata {"labbook": {"part": id}} holds the answer; `grade` lists them in DIR/hand-graded.csv.
+    hand_graded: dict[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for exercise in self.exercises:

@@ -75,6 +75,7 @@ class CausalAttention(TensorExercise):
     id = "causal_attention"
     points = 4
     section = "03 §8"
+    forbidden_calls = ("F.scaled_dot_product_attention", "nn.MultiheadAttention")
     sections = {"forgot_scale": "03 §2", "divided_by_dk": "03 §2", "no_mask": "02 §0", "diagonal_masked": "08 §3",
                 "wrong_triangle": "02 §0", "transposed_k": "03 §1", "wrong_axis": "03 §4",
                 "mask_after_softmax": "08 §1", "rows_not_normalised": "08 §1", "weights_transposed": "03 §5",

@@ -1,0 +1,44 @@
+"""The class report of a generated Canvas term, opened in Chromium: it renders, fetches nothing, and is kept
+as a screenshot (artifacts/browser/term_report.png)."""
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from corpus import term as T  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory) -> Path:
+    work = tmp_path_factory.mktemp("term_report")
+    term = T.make_term(30)
+    (work / "roster.csv").write_text(term.roster_csv())
+    T.canvas_zip(term, work / "submissions.zip")
+    for args in (["grade", T.LAB, work / "submissions.zip", "--out", work / "out", "--roster", work / "roster.csv",
+                  "--due", T.DUE, "--late-per-day", "10", "--jobs", "2", "--quiet", "--seed", "5"],
+                 ["report", work / "out"]):
+        result = subprocess.run([sys.executable, "-m", "autograder", *map(str, args)], cwd=ROOT,
+                                capture_output=True, text=True, timeout=600)
+        assert result.returncode == 0, result.stdout + result.stderr
+    return work / "out" / "report.html"
+
+
+def test_the_class_report_in_chromium(page, page_log, report, artifacts):
+    page.goto(report.as_uri())
+    assert page.title() == "Class report: lab01"
+    headings = page.locator("h2").all_inner_texts()
+    assert headings[:4] == ["Hand-ins", "Score distribution", "Points per exercise",
+                            "Most common mistakes, and where to revisit them in class"]
+    assert page.locator("figure svg").count() == 2
+    box = page.locator("figure svg").first.bounding_box()
+    assert box["width"] > 200 and box["height"] > 80  # drawn, not an empty box
+    assert page.locator("td[data-status='missing']").inner_text() == "3"
+    assert page.locator("li.group.identical").count() >= 1
+    assert [url for url in page_log.requests if not url.startswith("file://")] == []
+    assert page_log.errors == []
+    page.screenshot(path=str(artifacts / "term_report.png"), full_page=True)
+    assert (artifacts / "term_report.png").stat().st_size > 10_000
