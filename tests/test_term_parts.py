@@ -8,6 +8,10 @@ from pathlib import Path
 
 from corpus.notebooks import with_definition
 
+from autograder.labs import get_lab
+
+LAB01_FULL = get_lab("lab01").max_score
+
 ROOT = Path(__file__).resolve().parents[1]
 
 SDPA = '''def causal_attention(Q, K, V):
@@ -71,8 +75,8 @@ def test_an_odd_nbgrader_timestamp_is_a_note_and_on_time(tmp_path):
     run("grade", "lab01", tmp_path / "submitted", "--out", out, "--layout", "nbgrader", "--due",
         "2026-12-10T23:59:00+01:00", "--late-per-day", "10", "--jobs", "1", "--quiet", "--seed", "4")
     rows = {r["student"]: r for r in json.loads((out / "grades.json").read_text())["submissions"]}
-    assert (rows["ann"]["late"], rows["ann"]["late_days"], rows["ann"]["score"]) == (True, 2, 8.0)
-    assert (rows["bob"]["late"], rows["bob"]["score"]) == (False, 10.0)
+    assert (rows["ann"]["late"], rows["ann"]["late_days"], rows["ann"]["score"]) == (True, 2, LAB01_FULL * 0.8)
+    assert (rows["bob"]["late"], rows["bob"]["score"]) == (False, LAB01_FULL)
     assert rows["bob"]["notes"] == ["The hand-in time could not be read, so this submission counts as on time."]
 
     # bad input on a rerun: a clear message naming the line, and the gradebook as it was
@@ -125,7 +129,7 @@ def test_hand_graded_parts_count_once_the_sheet_is_filled_in(tmp_path):
                      "ann,why_two_conventions,,hand-graded,2,\"SDPA reads True as allowed, MHA as blocked.\"",
                      "bob,why_two_conventions,,hand-graded,2,\"I think SDPA reads True as allowed, MHA as blocked.\""]
     rows = {r["student"]: r for r in json.loads((out / "grades.json").read_text())["submissions"]}
-    assert rows["ann"]["max_score"] == 12 and rows["ann"]["score"] == 10  # not graded yet: 0 of 2
+    assert rows["ann"]["max_score"] == LAB01_FULL + 2 and rows["ann"]["score"] == LAB01_FULL  # not graded yet: 0 of 2
     filled = tmp_path / "filled.csv"
     filled.write_text("\n".join([sheet[0], sheet[1].replace(",,hand", ",2,hand"),
                                  sheet[2].replace(",,hand", ",1.5,hand")]) + "\n")

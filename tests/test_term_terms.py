@@ -112,7 +112,7 @@ def test_resubmissions_keep_the_latest_and_list_the_others(terms):
     resubmitter = next(s for s in term.students if s.earlier)
     row = found[resubmitter.student]
     assert row["file"].endswith("_lab01_masks-1.ipynb") and row["superseded"][0].endswith("_lab01_masks.ipynb")
-    assert row["score"] == 10.0  # the blank earlier file was not graded, not as anybody else either
+    assert row["score"] == T.MAX  # the blank earlier file was not graded, not as anybody else either
     assert "1 file(s) before this one" in (out / "feedback" / f"{resubmitter.student}.md").read_text()
 
 
@@ -138,7 +138,7 @@ def test_canvas_late_flag_without_a_day_count(terms):
     extended = next(s for s in term.students if s.extension_days)
     assert (found[flagged.student]["late"], found[flagged.student]["late_days"],
             found[flagged.student]["score"]) == (True, None, 9.0)
-    assert (found[extended.student]["late"], found[extended.student]["score"]) == (True, 10.0)
+    assert (found[extended.student]["late"], found[extended.student]["score"]) == (True, T.MAX)
     assert any("extension" in note for note in found[extended.student]["notes"])
 
 
@@ -280,7 +280,7 @@ def test_regrade_with_only_one_file_given_keeps_the_others(terms, tmp_path):
     run("grade", T.LAB, alone, "--out", out, "--regrade", s.student, "--jobs", "1", "--quiet")
     found = rows(out)
     assert len(found) == len(term.students)
-    assert found[s.student]["score"] == 10.0  # the new file
+    assert found[s.student]["score"] == T.MAX  # the new file
     for other in term.students:
         if other.student != s.student:
             assert found[other.student]["score"] == T.expected_row(other, "nbgrader")["score"], other.student

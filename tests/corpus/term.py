@@ -13,11 +13,18 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+from autograder.labs import get_lab
 from corpus.notebooks import with_definition
 
 ROOT = Path(__file__).resolve().parents[2]
 LAB = "lab01"
-MAX = 10.0
+SPEC = get_lab(LAB)
+MAX = SPEC.max_score
+
+
+def without(*exercises: str) -> float:
+    """The score of a notebook right everywhere but in these exercises (read from the lab, never spelled out)."""
+    return MAX - sum(SPEC.exercise(e).points for e in exercises)
 DUE = "2026-12-10T23:59:00+01:00"
 PER_DAY, CAP = 10.0, 30.0
 DUE_TIME = datetime.fromisoformat(DUE)
@@ -38,14 +45,14 @@ PAIR_B = '''def sliding_window_mask(T, W):
     return (k <= q) & (q - k <= W)
 '''
 
-# variant -> (score out of 10, points per exercise that differ from full marks, diagnosis per exercise)
+# variant -> (score, points per exercise that differ from full marks, diagnosis per exercise)
 KNOWN = {
-    "full": (10.0, {}, {}),
-    "wrong_triangle": (8.0, {"causal_mask": 0.0}, {"causal_mask": "wrong_triangle"}),
+    "full": (MAX, {}, {}),
+    "wrong_triangle": (without("causal_mask"), {"causal_mask": 0.0}, {"causal_mask": "wrong_triangle"}),
     "blank": (0.0, {e: 0.0 for e in ("causal_mask", "allowed_mask", "blocked_mask", "padding_mask", "combined_mask",
                                       "sliding_window_mask")}, {}),
-    "pair_a": (8.0, {"sliding_window_mask": 0.0}, {"sliding_window_mask": "window_too_wide"}),
-    "pair_b": (8.0, {"sliding_window_mask": 0.0}, {"sliding_window_mask": "window_too_wide"}),
+    "pair_a": (without("sliding_window_mask"), {"sliding_window_mask": 0.0}, {"sliding_window_mask": "window_too_wide"}),
+    "pair_b": (without("sliding_window_mask"), {"sliding_window_mask": 0.0}, {"sliding_window_mask": "window_too_wide"}),
     "wrong_lab": (0.0, {e: 0.0 for e in ("causal_mask", "allowed_mask", "blocked_mask", "padding_mask",
                                           "combined_mask", "sliding_window_mask")}, {}),
 }

@@ -17,8 +17,17 @@ from .. import i18n
 from ..grader import gradebook
 from ..grader.submissions import UsageError
 from ..labs import get_lab
-from . import similarity, texts  # noqa: F401  (texts registers the report's messages)
+from . import similarity
 from .run import load_analysis
+
+# Keys built at run time ('term.report.status.' + status, 'term.report.col.' + heading), listed for `make catalogs`.
+i18n.N_(
+    "term.report.col.exercise", "term.report.col.mistake", "term.report.col.count", "term.report.col.share",
+    "term.report.col.explanation", "term.report.col.section", "term.report.status.graded",
+    "term.report.status.missing", "term.report.status.late", "term.report.status.invalid",
+    "term.report.status.wrong_lab", "term.report.status.timeout", "term.report.status.error",
+    "term.report.status.unknown_student", "term.report.status.unparsed",
+)
 
 RAN = ("graded", "timeout", "error")
 
