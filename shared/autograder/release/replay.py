@@ -1,0 +1,145 @@
+"""Record, from the exercise definitions, what the student release's `check` needs: plain data only.
+
+For every public case: the call, the right output and, where the definition
+names its slips case by case (lab01's TensorExercise), every slip's output with
+the exact feedback the definition gives it. Where an exercise judges its cases
+together (labs 02-04), the right outputs come from running the lab's solution
+on the public cases. No hidden case is drawn (no seed is used), and no code is
+recorded except the public decoders that lab03's notebook shows.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from pathlib import Path
+
+import nbformat
+import numpy as np
+
+from .. import i18n
+from ..exercise import Exercise, Feedback, Result
+from ..labs import LAB_IDS, get_lab
+from ..labs import lab00, lab01
+from ..runtime import run_call
+
+CHECK_CELL_PREFIXES = ("lab.check(", "lab.hand_in(", "lab.show_problem(")
+
+
+def plain_result(result: Result) -> dict:
+    return {"points": result.points, "status": result.status, "diagnosis": result.diagnosis,
+            "feedback": [[item.key, dict(item.params)] for item in result.feedback]}
+
+
+def plain_array(values: np.ndarray) -> dict:
+    values = np.asarray(values)
+    is_bool = values.dtype == bool
+    flat = values.reshape(-1).tolist() if is_bool else [float(x) for x in values.astype(float).reshape(-1)]
+    return {"values": flat, "bool": bool(is_bool), "shape": list(values.shape)}
+
+
+def _public(exercise: Exercise, ctx: dict) -> list:
+    return [case for case in exercise.cases(ctx, None) if case.public]
+
+
+def record_tensor(exercise: lab01.TensorExercise) -> dict:
+    cases = []
+    for case in _public(exercise, {}):
+        want = exercise.expected(case)
+        record = {"name": case.name, "call": case.call, "expected": plain_array(want),
+                  "expected_text": f"{exercise.expected_kind} {lab01.shape_str(want.shape)}",
+                  "slips": [{"value": plain_array(slip), "result": plain_result(exercise.diagnose(name, key, **params))}
+                            for name, slip, key, params in exercise.slips(case)]}
+        if isinstance(exercise, lab01.CausalMask):
+            record["special"] = {"kind": "nan", "result": plain_result(exercise.diagnose("nan_in_mask"))}
+        elif isinstance(exercise, lab01.LengthsExercise):
+            result = exercise.diagnose("padding_shape", got="", expected=lab01.shape_str(want.shape))
+            record["special"] = {"kind": "reshaped", "result": plain_result(result)}
+        cases.append(record)
+    return {"mode": "tensor", "expected_kind": exercise.expected_kind, "atol": exercise.atol,
+            "block": lab01.BLOCK, "cases": cases, "passed": plain_result(exercise.passed())}
+
+
+def is_tensor_exercise(exercise: Exercise) -> bool:
+    """Judged case by case with TensorExercise's own loop (no override of how cases are judged)."""
+    kind = type(exercise)
+    return (isinstance(exercise, lab01.TensorExercise) and kind.judge is Exercise.judge
+            and kind.judge_outputs is lab01.TensorExercise.judge_outputs
+            and kind.judge_case is lab01.TensorExercise.judge_case
+            and kind.special in (lab01.TensorExercise.special, lab01.CausalMask.special,
+                                 lab01.PaddingMask.special, lab01.CombinedMask.special))
+
+
+def solution_namespace(solution: Path) -> dict:
+    """The solution notebook's definitions, its check cells left out (they would print)."""
+    namespace: dict = {"__name__": "__solution__"}
+    notebook = nbformat.read(solution, as_version=4)
+    with contextlib.redirect_stdout(io.StringIO()):
+        for cell in notebook.cells:
+            if cell.cell_type == "code" and not cell.source.strip().startswith(CHECK_CELL_PREFIXES):
+                exec(compile(cell.source, str(solution), "exec"), namespace)
+    return namespace
+
+
+def record_outcomes(exercise: Exercise, namespace: dict) -> dict:
+    cases = []
+    for case in _public(exercise, {}):
+        output = run_call(namespace, case.call)
+        if "ok" not in output:
+            raise RuntimeError(f"the solution fails {exercise.lab}.{exercise.id} on {case.name}: {output}")
+        cases.append({"name": case.name, "call": case.call, "expected": output["ok"], "wrong": []})
+    outputs = [run_call(namespace, case.call) for case in _public(exercise, {})]
+    passed = exercise.judge({}, _public(exercise, {}), outputs)
+    if passed.status != "passed":
+        raise RuntimeError(f"the solution does not pass {exercise.lab}.{exercise.id}: {passed.render('en')}")
+    unexplained = [Feedback("common.failed", {"name": exercise.id})]
+    if exercise.section:
+        unexplained.append(Feedback("common.see_section", {"section": exercise.section}))
+    return {"mode": "outcomes", "atol": float(getattr(exercise, "atol", 0.0) or 1e-5), "cases": cases,
+            "passed": plain_result(passed),
+            "unexplained": plain_result(exercise.result(0, "failed", *unexplained, diagnosis="wrong_values"))}
+
+
+def record_hand(exercise: lab00.HandExercise) -> dict:
+    return {"mode": "hand", "shape": list(exercise.shape), "atol": exercise.atol}
+
+
+def record_lab(lab_id: str, solution: Path) -> dict:
+    spec = get_lab(lab_id)
+    namespace = None
+    exercises = []
+    for exercise in spec.exercises:
+        common = {"id": exercise.id, "points": exercise.points, "section": exercise.section, "kind": exercise.kind}
+        if isinstance(exercise, lab00.HandExercise):
+            exercises.append({**common, **record_hand(exercise)})
+        elif is_tensor_exercise(exercise):
+            exercises.append({**common, **record_tensor(exercise)})
+        else:
+            namespace = namespace if namespace is not None else solution_namespace(solution)
+            exercises.append({**common, **record_outcomes(exercise, namespace)})
+    return {"id": lab_id, "max_score": spec.max_score, "context_names": list(spec.context_names),
+            "exercises": exercises}
+
+
+def record_all(solutions: dict[str, Path]) -> dict:
+    return {lab_id: record_lab(lab_id, solutions[lab_id]) for lab_id in LAB_IDS}
+
+
+def public_decoders() -> dict[str, str]:
+    from ..labs import lab03
+
+    return {"correct": lab03.decoder_source(None), **{bug: lab03.decoder_source(bug) for bug in lab03.BUG_LINES}}
+
+
+def messages() -> dict:
+    """Every message in every language, whatever stores them (dicts today, catalogs tomorrow)."""
+    from .. import diagnoses, messages as common  # noqa: F401  (register the shared catalogues)
+    for lab_id in LAB_IDS:
+        get_lab(lab_id)
+
+
+    return {"langs": list(i18n.LANGS), "messages": i18n.catalogue()}
+
+
+def dump(path: Path, data) -> None:
+    path.write_text(json.dumps(data, ensure_ascii=False, sort_keys=True), encoding="utf-8")
