@@ -25,7 +25,10 @@ class Lab:
         return self.spec.make_context(values)
 
     def results(self, namespace: dict, only: list[str] | None = None) -> list[Result]:
-        call = self._call(namespace)
+        return self.grade(self._call(namespace), only)
+
+    def grade(self, call, only: list[str] | None = None) -> list[Result]:
+        """The results, given `call(spec) -> output` (run_call on the namespace, or recorded outputs)."""
         ctx, problem = self._context(call)
         results = []
         for exercise in self.spec.exercises:
