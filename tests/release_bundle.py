@@ -55,3 +55,15 @@ def run_in_venv(code: str, *args: str, env: dict | None = None, cwd: Path | None
 def json_from(process) -> object:
     assert process.returncode == 0, process.stderr[-3000:]
     return json.loads(process.stdout.strip().splitlines()[-1])
+
+
+@functools.lru_cache(maxsize=None)
+def jupyter_path() -> Path:
+    """A JUPYTER_PATH whose `python3` kernel is the fresh venv's python (isolated: -I, no PYTHONPATH)."""
+    folder = bundle().parent / "jupyter"
+    spec = folder / "kernels" / "python3"
+    spec.mkdir(parents=True, exist_ok=True)
+    (spec / "kernel.json").write_text(json.dumps({
+        "argv": [str(venv()), "-I", "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "Python 3 (ipykernel)", "language": "python"}))
+    return folder

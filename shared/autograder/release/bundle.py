@@ -28,7 +28,7 @@ PACKAGE = Path(__file__).resolve().parents[1]  # shared/autograder
 SHARED = PACKAGE.parent
 STUDENT = Path(__file__).resolve().parent / "student"
 SHARED_MODULES = ("exercise.py", "runtime.py", "notebook_lang.py")  # the same file serves the full and the student package
-LABBOOK_MODULES = ("show.py", "explorer.py")
+LABBOOK_MODULES = ("show.py", "explorer.py", "needs.py")
 STANDARD_KERNEL = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
 MARKER = ".labbook-student-release"
 LANG_NAMES = {"en": "English", "es": "Español", "de": "Deutsch", "hi-Latn": "Hinglish"}
@@ -119,7 +119,18 @@ def write_files(root: Path, out: Path) -> None:
     pyproject = (STUDENT / "pyproject.toml.in").read_text(encoding="utf-8")
     (out / "pyproject.toml").write_text(
         pyproject.replace("@DEPENDENCIES@", ", ".join(f'"{pin}"' for pin in runtime)), encoding="utf-8")
+    shutil.copy2(STUDENT / "postBuild", out / "postBuild")
+    (out / "environment.yml").write_text(environment_yml(pins), encoding="utf-8")
     (out / MARKER).write_text("Built by `python -m autograder release`; rebuilt from scratch each time.\n")
+
+
+def environment_yml(pins: list[str]) -> str:
+    """The hub image's recipe (repo2docker, Binder): the same pins as requirements.txt, via pip."""
+    lines = ["# repo2docker / Binder: the student set, the same pins as requirements.txt; postBuild installs",
+             "# the check-only package. Notebooks use the standard python3 kernel.",
+             "name: causal-attention-student", "channels:", "  - conda-forge", "dependencies:",
+             "  - python=3.12", "  - pip", "  - pip:"]
+    return "\n".join(lines + [f"      - {pin}" for pin in pins]) + "\n"
 
 
 def build(out: Path, zip_file: Path | None = None, root: Path | None = None) -> dict:
