@@ -8,7 +8,6 @@ on the student path.
 """
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys

@@ -6,7 +6,6 @@ a version, or when a recipe file does not parse.
 """
 from __future__ import annotations
 
-import json
 import re
 import subprocess
 import tomllib

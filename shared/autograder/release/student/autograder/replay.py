@@ -6,22 +6,19 @@ gets were written to data/labs.json. Here a student's output is compared with
 those outputs in the order the definitions try them, so the verdict, points and
 feedback are the ones the full autograder gives, without its reference code.
 
-Two ways of judging are recorded (`mode`):
-  "tensor"   one tensor per case, tried against the right one, special cases,
-             then the slips in order (lab01's masks);
-  "outcomes" the right outputs of every public case (from the solution) and
-             the feedback for each recorded wrong output; anything else gets the
-             generic verdict recorded for it.
-lab00 (`mode` "hand") has no cases to record: see hand.py.
+The way of judging is recorded per exercise (`mode`): "tensor" here (one
+tensor per case, tried against the right one, special cases, then the slips in
+order: lab01's masks); the modes of labs 02-04 in judges.py; lab00 ("hand")
+has no cases to record: see hand.py.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from .exercise import Array, Case, Exercise, Feedback, Result, close, decode, describe, first_difference, value_mismatch
+from .exercise import Array, Case, Exercise, Feedback, Result, close, describe, first_difference, value_mismatch
 
 
 def result_from(data: dict, exercise_id: str, max_points: float) -> Result:
@@ -119,49 +116,12 @@ class TensorReplay(Exercise):
         return None
 
 
-class OutcomeReplay(Exercise):
-    """Recorded outputs of the solution (right) and of recorded wrong answers, case by case."""
-
-    def __init__(self, data: dict):
-        self.id, self.points, self.section, self.kind = data["id"], data["points"], data["section"], data["kind"]
-        self.data = data
-
-    def cases(self, ctx, seed=None):
-        return [Case(case["name"], case["call"]) for case in self.data["cases"]]
-
-    def matches(self, got, want) -> bool:
-        if type(want) is bool:  # a verdict: True, False or a 0-d bool tensor, as the definitions read it
-            if isinstance(got, Array) and got.is_bool and got.shape == ():
-                got = bool(got.values)
-            return type(got) is bool and got == want
-        if isinstance(want, Array):
-            if not (isinstance(got, Array) and got.dtype == want.dtype and got.shape == want.shape):
-                return False
-            if want.is_bool:
-                return bool(np.array_equal(got.values, want.values))
-            return close(got.values, want.values, self.data["atol"])
-        if isinstance(want, (tuple, list)):
-            return (isinstance(got, type(want)) and len(got) == len(want)
-                    and all(self.matches(g, w) for g, w in zip(got, want)))
-        return type(got) is type(want) and got == want
-
-    def judge_outputs(self, ctx, cases, values) -> Result:
-        for record, got in zip(self.data["cases"], values):
-            if not self.matches(got, decode(record["expected"])):
-                for wrong in record.get("wrong", []):
-                    if self.matches(got, decode(wrong["value"])):
-                        return result_from(wrong["result"], self.id, self.points)
-                return result_from(self.data["unexplained"], self.id, self.points)
-        return result_from(self.data["passed"], self.id, self.points)
-
-
 @dataclass
 class ReplayLab:
     id: str
     exercises: list[Exercise]
     context_names: tuple[str, ...] = ()
     max_score: float = 0.0
-    extra: dict = field(default_factory=dict)
 
     @classmethod
     def from_data(cls, data: dict) -> "ReplayLab":
@@ -175,7 +135,9 @@ class ReplayLab:
                 exercises.append(HandCheck(exercise["id"], exercise["points"], exercise["section"],
                                            tuple(exercise["shape"]), exercise["atol"]))
             else:
-                exercises.append(OutcomeReplay(exercise))
+                from .judges import JUDGES
+
+                exercises.append(JUDGES[exercise["mode"]](exercise))
         for exercise in exercises:
             exercise.lab = data["id"]
         return cls(data["id"], exercises, tuple(data.get("context_names", ())), float(data["max_score"]))
