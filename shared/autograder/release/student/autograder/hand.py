@@ -4,8 +4,10 @@ Each student's Q, K and V come from their id (the same draw as the grader's),
 so the answers cannot be recorded at release time. `check` recomputes them
 inside `_verdict`, which returns only what the feedback says (passed, the name
 of the recognised slip, or the first wrong position); no function here returns
-a right answer, and nothing but Q, K and V (the problem, which `show_problem`
-prints anyway) leaves this module. tests/test_release_parity.py holds it to the
+a right answer (tests/test_release_hand.py calls every function of the release
+to make sure), and nothing but Q, K and V (the problem, which `show_problem`
+prints anyway) leaves this module. A student can of course compute the answers
+from Q, K and V with numpy, by hand-written code: that is the exercise. tests/test_release_parity.py holds it to the
 same verdicts as the instructor's lab00 on every answer of its corpus.
 """
 from __future__ import annotations
@@ -47,51 +49,47 @@ def _softmax_rows(scores):
         return e / e.sum(axis=-1, keepdims=True)
 
 
-def _each_candidate(exercise_id: str, p: dict):
-    """(name, matrix): the right one first (name None), then the named slips in the order they are tried."""
-    mask = np.where(np.tril(np.ones((T, T), dtype=bool)), 0.0, -np.inf)
-    raw = p["Q"] @ p["K"].T
-    s = raw / math.sqrt(D_K)
-    strict = np.where(np.tril(np.ones((T, T), dtype=bool), k=-1), 0.0, -np.inf)
-    w = _softmax_rows(s + mask)
-    if exercise_id == "qk_scores":
-        yield from ((None, raw), ("transposed_k", p["K"] @ p["Q"].T))
-    elif exercise_id == "scaled_scores":
-        yield from ((None, s), ("forgot_scale", raw), ("divided_by_dk", raw / D_K), ("transposed_k", raw.T / math.sqrt(D_K)))
-    elif exercise_id == "causal_mask_T4":
-        ok = np.tril(np.ones((MASK_T, MASK_T), dtype=bool))
-        yield from ((None, np.where(ok, 0.0, -np.inf)), ("wrong_triangle", np.where(ok.T, 0.0, -np.inf)),
-                    ("diagonal_masked", np.where(np.tril(ok, k=-1), 0.0, -np.inf)),
-                    ("zero_inf_swapped", np.where(ok, -np.inf, 0.0)), ("binary_mask", ok.astype(float)),
-                    ("binary_mask", (~ok).astype(float)))
-    elif exercise_id == "attention_weights":
-        yield from ((None, w), ("no_mask", _softmax_rows(s)), ("mask_after_softmax", _softmax_rows(s) * np.tril(np.ones((T, T)))),
-                    ("forgot_scale", _softmax_rows(raw + mask)), ("wrong_triangle", _softmax_rows(s + mask.T)),
-                    ("diagonal_masked", _softmax_rows(s + strict)), ("transposed_k", _softmax_rows(s.T + mask)),
-                    ("wrong_axis", _softmax_rows((s + mask).T).T))
-    elif exercise_id == "attention_output":
-        yield from ((None, w @ p["V"]), ("no_mask", _softmax_rows(s) @ p["V"]), ("weights_transposed", w.T @ p["V"]))
-
-
 def _gap(a, b) -> float:
     a = np.nan_to_num(np.asarray(a, float), nan=1e6, posinf=1e6, neginf=-1e6)
     b = np.nan_to_num(np.asarray(b, float), nan=1e6, posinf=1e6, neginf=-1e6)
     return float(np.max(np.abs(a - b)))
 
 
-def _separated(problem: dict) -> bool:
-    for exercise_id in SEPARATED:
-        (_, right), *slips = _each_candidate(exercise_id, problem)
-        if any(_gap(slip, right) <= DISTINCT for _, slip in slips):
-            return False
-        if any(_gap(a, b) <= DISTINCT for (_, a), (_, b) in itertools.combinations(slips, 2)):
-            return False
-    return True
+def _verdict(exercise_id: str, p: dict, answer: np.ndarray | None = None, atol: float = 0.0):
+    """What `check` may say about `answer`, never the right matrix.
 
-
-def _verdict(exercise_id: str, problem: dict, answer: np.ndarray, atol: float):
-    """("passed", None) | ("slip", name) | ("wrong", first wrong position): never the right matrix."""
-    (_, right), *slips = _each_candidate(exercise_id, problem)
+    ("passed", None) | ("slip", name) | ("wrong", first wrong position); with no
+    answer, ("separated", bool): every slip differs from the right answer and
+    from the other slips by more than DISTINCT (the draw of a variant needs it).
+    The right answer and the slips exist only inside this call.
+    """
+    mask = np.where(np.tril(np.ones((T, T), dtype=bool)), 0.0, -np.inf)
+    raw = p["Q"] @ p["K"].T
+    s = raw / math.sqrt(D_K)
+    strict = np.where(np.tril(np.ones((T, T), dtype=bool), k=-1), 0.0, -np.inf)
+    w = _softmax_rows(s + mask)
+    ok = np.tril(np.ones((MASK_T, MASK_T), dtype=bool))
+    candidates = {
+        "qk_scores": [(None, raw), ("transposed_k", p["K"] @ p["Q"].T)],
+        "scaled_scores": [(None, s), ("forgot_scale", raw), ("divided_by_dk", raw / D_K),
+                          ("transposed_k", raw.T / math.sqrt(D_K))],
+        "causal_mask_T4": [(None, np.where(ok, 0.0, -np.inf)), ("wrong_triangle", np.where(ok.T, 0.0, -np.inf)),
+                           ("diagonal_masked", np.where(np.tril(ok, k=-1), 0.0, -np.inf)),
+                           ("zero_inf_swapped", np.where(ok, -np.inf, 0.0)), ("binary_mask", ok.astype(float)),
+                           ("binary_mask", (~ok).astype(float))],
+        "attention_weights": [(None, w), ("no_mask", _softmax_rows(s)),
+                              ("mask_after_softmax", _softmax_rows(s) * np.tril(np.ones((T, T)))),
+                              ("forgot_scale", _softmax_rows(raw + mask)), ("wrong_triangle", _softmax_rows(s + mask.T)),
+                              ("diagonal_masked", _softmax_rows(s + strict)), ("transposed_k", _softmax_rows(s.T + mask)),
+                              ("wrong_axis", _softmax_rows((s + mask).T).T)],
+        "attention_output": [(None, w @ p["V"]), ("no_mask", _softmax_rows(s) @ p["V"]),
+                             ("weights_transposed", w.T @ p["V"])],
+    }[exercise_id]
+    (_, right), *slips = candidates
+    if answer is None:
+        distinct = all(_gap(slip, right) > DISTINCT for _, slip in slips) and all(
+            _gap(a, b) > DISTINCT for (_, a), (_, b) in itertools.combinations(slips, 2))
+        return "separated", distinct
     if close(answer, right, atol):
         return "passed", None
     for name, slip in slips:
@@ -101,6 +99,10 @@ def _verdict(exercise_id: str, problem: dict, answer: np.ndarray, atol: float):
         elif close(answer, slip, atol):
             return "slip", name
     return "wrong", first_difference(answer, right, atol) or (0, 0)
+
+
+def _separated(problem: dict) -> bool:
+    return all(_verdict(exercise_id, problem)[1] for exercise_id in SEPARATED)
 
 
 class HandCheck(Exercise):
