@@ -180,3 +180,19 @@ def test_the_installed_release_passes_every_solution_and_has_no_grader():
     assert set(out) == set(LAB_IDS)
     for lab_id, results in out.items():
         assert results and all(status == "passed" and points == top for _, status, points, top in results), results
+
+
+def test_the_index_links_every_chapter_and_lab_and_nothing_missing():
+    index = nbformat.read(bundle() / "index.ipynb", as_version=4)
+    links = re.findall(r"\]\(([^)#]+)\)", "\n".join(cell.source for cell in index.cells))
+    assert all((bundle() / link).is_file() for link in links), [link for link in links if not (bundle() / link).is_file()]
+    notebooks = {str(p.relative_to(bundle())) for p in bundle().glob("*/*/*.ipynb")}
+    assert notebooks and notebooks <= set(links)
+
+
+def test_the_students_readme_needs_python_only():
+    readme = (bundle() / "README.md").read_text(encoding="utf-8")
+    for step in ("-m venv .venv", "-m pip install -r requirements.txt", "-m pip install .", "-m jupyter lab index.ipynb",
+                 ".venv\\Scripts\\python"):
+        assert step in readme
+    assert "make " not in readme.replace("no `make`", "")
