@@ -196,3 +196,16 @@ def test_the_students_readme_needs_python_only():
                  ".venv\\Scripts\\python"):
         assert step in readme
     assert "make " not in readme.replace("no `make`", "")
+
+
+def test_the_release_stops_at_an_exercise_it_cannot_replay(monkeypatch):
+    from autograder.exercise import Exercise
+    from autograder.labs import LabSpec
+    from autograder.release import replay
+
+    class Unknown(Exercise):
+        id = "unknown"
+
+    monkeypatch.setattr(replay, "get_lab", lambda lab_id: LabSpec(id=lab_id, exercises=[Unknown()]))
+    with pytest.raises(SystemExit, match="no recorder for lab01.unknown"):
+        replay.record_lab("lab01")

@@ -81,3 +81,25 @@ def test_nbval_lax_passes_on_labs_of_the_release(tmp_path):
                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, textwrap.shorten(run.stdout[-4000:], 4000)
     assert " passed" in run.stdout
+
+
+def test_colab_hands_over_the_notebook_when_asked(monkeypatch):
+    import types
+
+    from autograder import notebook_lang
+
+    monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
+    asked = []
+
+    def blocking_request(kind, request="", timeout_sec=5):
+        asked.append(kind)
+        return {"ipynb": {"metadata": {"lang": "hi-Latn"}}}
+
+    message = types.ModuleType("google.colab._message")
+    message.blocking_request = blocking_request
+    colab = types.ModuleType("google.colab")
+    colab._message = message
+    monkeypatch.setitem(sys.modules, "google", types.ModuleType("google"))
+    monkeypatch.setitem(sys.modules, "google.colab", colab)
+    monkeypatch.setitem(sys.modules, "google.colab._message", message)
+    assert notebook_lang.metadata_lang() == "hi-Latn" and asked == ["get_ipynb"]

@@ -98,8 +98,8 @@ def public_decoders() -> dict[str, str]:
 
 
 def messages() -> dict:
-    """Every message in every language, whatever stores them (dicts today, catalogs tomorrow)."""
-    from .. import diagnoses, messages as common  # noqa: F401  (register the shared catalogues)
+    """Every message in every language through i18n.catalogue(), whatever stores them (the package's
+    __init__ loads the shared ones)."""
     for lab_id in LAB_IDS:
         get_lab(lab_id)  # each lab registers its own messages
     return {"langs": list(i18n.LANGS), "messages": i18n.catalogue()}
