@@ -8,9 +8,11 @@ without running that folder's own .pth files, so the repository's editable
 """
 from __future__ import annotations
 
+import atexit
 import functools
 import json
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -23,7 +25,9 @@ SHARED = ROOT / "shared"
 
 @functools.lru_cache(maxsize=None)
 def bundle() -> Path:
-    out = Path(tempfile.mkdtemp(prefix="labbook-release-")) / "release"
+    home = Path(tempfile.mkdtemp(prefix="labbook-release-"))
+    atexit.register(shutil.rmtree, home, ignore_errors=True)  # the bundle, its zip and the venv
+    out = home / "release"
     env = {**os.environ, "PYTHONPATH": str(SHARED), "LABBOOK_ROOT": str(ROOT)}
     subprocess.run([sys.executable, "-m", "autograder", "release", "--out", str(out), "--zip", str(out) + ".zip"],
                    check=True, env=env, cwd=ROOT, capture_output=True, text=True)

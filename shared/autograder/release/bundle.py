@@ -89,7 +89,9 @@ def write_index(listed: dict, out: Path) -> None:
 def labbook_texts() -> dict:
     from labbook import texts
 
-    return dict(texts.TEXTS)
+    if not hasattr(texts, "TEXTS"):  # the book's texts moved: dump them here through their new public API
+        raise SystemExit("release: labbook.texts has no TEXTS {key: {lang: text}} to dump for the student package")
+    return {key: {lang: texts.tr(key, lang) for lang in i18n.LANGS} for key in texts.TEXTS}
 
 
 def write_packages(root: Path, out: Path) -> None:
