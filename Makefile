@@ -12,7 +12,7 @@ STAMP := $(VENV)/.installed
 KERNEL := $(VENV)/share/jupyter/kernels/causal-attention/kernel.json
 PIP_VERSION := 26.3
 
-.PHONY: lab test setup system-deps build build-all html lock bench clean release
+.PHONY: lab test setup system-deps build build-all html lock bench clean catalogs new-language translation-status release
 
 # --allow-root only when run as root (containers, Binder-like machines).
 lab: setup build
@@ -55,6 +55,20 @@ $(KERNEL): $(STAMP)
 # Rebuild notebooks whose text source changed (executes them) and index.ipynb.
 build: setup
 	$(PY) -m labbook.build
+
+# Message catalogues (gettext .po, kept with Babel): extract the keys the code uses
+# into the templates and align every language's catalogue with them.
+catalogs: setup
+	$(PY) -m labbook.catalogs update
+
+# Scaffold a language: make new-language LANG=fr (see AUTHORING.md).
+new-language: setup
+	@test -n "$(filter command line,$(origin LANG))" || { echo "usage: make new-language LANG=xx"; exit 2; }
+	$(PY) -m labbook.languages new $(LANG)
+
+# Per language, the share of messages, prose cells and glossary rows translated.
+translation-status: setup
+	$(PY) -m labbook.catalogs status
 
 # Rebuild and re-execute every notebook, stale or not.
 build-all: setup

@@ -1,8 +1,9 @@
 """Committed notebooks are what their text sources build, and labs are what their solutions generate."""
 import pytest
 
+from labbook import dependencies
 from labbook.build import INDEX, make_index
-from labbook.notebooks import cell_inputs, make_lab, read, read_source, targets
+from labbook.notebooks import ROOT, cell_inputs, make_lab, read, read_source, targets
 
 TARGETS = targets()
 IDS = [str(t.source.relative_to(t.source.parents[3])) for t in TARGETS]
@@ -18,6 +19,8 @@ def test_built_notebook_matches_its_source(target):
     assert cell_inputs(read(target.built)) == cell_inputs(read_source(target)), (
         f"{target.built} is out of date with {target.source}: run `make build`"
     )
+    changed = dependencies.changed(read(target.built), ROOT)
+    assert not changed, f"{target.built} was executed before {', '.join(changed)} changed: run `make build`"
 
 
 @pytest.mark.parametrize("target", TARGETS, ids=IDS)

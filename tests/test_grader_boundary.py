@@ -27,6 +27,8 @@ from autograder.grader.submissions import Submission, discover, read, strip_magi
 from autograder.exercise import Feedback, Result
 from autograder.labs import get_lab
 
+LAB00_FULL = get_lab("lab00").max_score  # what an honest lab00 notebook earns
+
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTION = ROOT / "solutions" / "en" / "lab00_attention_by_hand.ipynb"
 LAB01 = ROOT / "labs" / "en" / "lab01_masks.ipynb"
@@ -170,7 +172,7 @@ def points(entry) -> dict:
 
 def test_the_honest_neighbour_gets_exactly_its_points(batch):
     entry = batch["entries"]["honest"]
-    assert (entry["status"], entry["score"], entry["max_score"]) == ("graded", 10, 10), entry
+    assert (entry["status"], entry["score"], entry["max_score"]) == ("graded", LAB00_FULL, LAB00_FULL), entry
     assert all(item["status"] == "passed" for item in entry["exercises"].values())
 
 
@@ -197,10 +199,10 @@ def test_unencodable_and_escape_text_is_replaced_everywhere(batch):
         assert "\x1b" not in text and "\\u001b" not in text and "\\ud800" not in text, path
     assert "\x1b" not in batch["run"].stdout and "\x1b" not in batch["run"].stderr
     cell = entries["u_cell_surrogate"]
-    assert cell["score"] == 10 and any("bad \ufffd \ufffd[2J" in c["text"] for c in cell["cells"]), cell["cells"]
+    assert cell["score"] == LAB00_FULL and any("bad \ufffd \ufffd[2J" in c["text"] for c in cell["cells"]), cell["cells"]
     typed = entries["u_typed_surrogate"]
     assert typed["status"] == "graded" and typed["typed_id"] == "\ufffdtyped\ufffd[31m\ufffd" and typed["id_mismatch"]
-    assert entries["u_metadata"]["score"] == 10 and entries["u_metadata"]["lang"] == "en"
+    assert entries["u_metadata"]["score"] == LAB00_FULL and entries["u_metadata"]["lang"] == "en"
     assert "bad\ufffd\ufffd[2Jname" in entries
     record = next(json.loads(p.read_text()) for p in (out / ".autograder" / "records").iterdir()
                   if json.loads(p.read_text())["student"] == "u_output")
@@ -247,7 +249,7 @@ def test_markdown_feedback_cannot_forge_lines_or_markup(batch):
     name = next(p for p in feedback.glob("*.md") if p.stem == "u_markdown")
     markdown = name.read_text(encoding="utf-8")
     lines = markdown.splitlines()
-    assert markdown.count("**Score") == 1 and "**Score: 0/10 points**" in lines, markdown
+    assert markdown.count("**Score") == 1 and f"**Score: 0/{LAB00_FULL:g} points**" in lines, markdown
     assert [line for line in lines if line.startswith("#")] == ["# Feedback on lab00 for u_markdown",
                                                                 "## Notes on your notebook's cells"]
     assert "<b>" not in markdown and "[link](" not in markdown and "\\*\\*Score: 10/10\\*\\*" in markdown
@@ -325,7 +327,7 @@ def test_resuming_from_records_with_bad_text_works(batch):
     assert "22 submissions taken from earlier records; 0 graded now." in run.stdout
     book = json.loads((out / "grades.json").read_text(encoding="utf-8"))
     honest = next(e for e in book["submissions"] if e["student"] == "honest")
-    assert honest["score"] == 10 and _clean(honest)
+    assert honest["score"] == LAB00_FULL and _clean(honest)
     assert len(honest["exercises"]["qk_scores"]["feedback"]) < gradebook.FEEDBACK_CHARS + 100
 
 

@@ -17,6 +17,10 @@ import pytest
 from corpus.attacks import processes_named
 from corpus.lab00 import EXERCISES, build, submissions
 
+from autograder.labs import get_lab
+
+LAB00_FULL = get_lab("lab00").max_score  # what an honest lab00 notebook earns
+
 ROOT = Path(__file__).resolve().parents[1]
 TOKEN = "cs" + secrets.token_hex(6)  # names the processes s_fork leaves behind
 
@@ -64,7 +68,7 @@ def test_outcome(batch, student):
     details = json.dumps(entry, indent=1, ensure_ascii=False)
     assert entry["status"] == expected.status, details
     assert entry["score"] == expected.score, details
-    assert entry["max_score"] == 10
+    assert entry["max_score"] == LAB00_FULL
     assert sorted(entry["exercises"]) == sorted(EXERCISES)
     for exercise, (status, text) in expected.exercises.items():
         item = entry["exercises"][exercise]
@@ -132,7 +136,7 @@ def test_feedback_files_in_the_notebooks_language(batch):
     spanish = (feedback / "s_spanish.md").read_text()
     assert "Comentarios sobre lab00 para s_spanish" in spanish and "correcto" in spanish
     english = (feedback / "s_correct.html").read_text()
-    assert '<html lang="en">' in english and "10/10 points" in english
+    assert '<html lang="en">' in english and f"{LAB00_FULL:g}/{LAB00_FULL:g} points" in english
     assert "Notes on your notebook" in (feedback / "s_sys_exit.md").read_text()
     assert "cut off before its end" in (feedback / "s_truncated.md").read_text()
 

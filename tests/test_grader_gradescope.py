@@ -11,6 +11,10 @@ import pytest
 
 from corpus.lab00 import answer_cells, answers, header, notebook
 
+from autograder.labs import get_lab
+
+LAB00_FULL = get_lab("lab00").max_score  # what an honest lab00 notebook earns
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -62,10 +66,10 @@ def test_run_autograder_writes_gradescope_results(bundle, tmp_path):
     sid = "s7654321"
     nb = notebook([header(sid), *answer_cells(answers(sid))])
     results = simulate(bundle, tmp_path, {"my lab.ipynb": json.dumps(nb).encode()}, sid=sid)
-    assert results["score"] == 10
+    assert results["score"] == LAB00_FULL
     assert [t["name"] for t in results["tests"]] == ["qk_scores", "scaled_scores", "causal_mask_T4",
                                                       "attention_weights", "attention_output"]
-    assert all(t["score"] == t["max_score"] == 2 and t["status"] == "passed" for t in results["tests"])
+    assert all(t["score"] == t["max_score"] > 0 and t["status"] == "passed" for t in results["tests"])
     assert "10/10" in results["output"]
 
 

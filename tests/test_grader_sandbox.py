@@ -23,6 +23,11 @@ from corpus import attacks
 from corpus.attacks import processes_named
 from corpus.lab00 import answer_cells, answers, header, notebook
 
+from autograder.labs import get_lab
+
+LAB00_FULL = get_lab("lab00").max_score  # what an honest lab00 notebook earns
+LAB02_FULL = get_lab("lab02").max_score
+
 ROOT = Path(__file__).resolve().parents[1]
 TOKEN = "sb" + secrets.token_hex(6)  # the process name of the CPU burners
 SHM_KEY = 0x5A000000 + secrets.randbelow(1 << 24)  # the System V key of the segment left behind
@@ -101,7 +106,7 @@ def test_a_cpu_burner_costs_its_neighbours_nothing(cpu_batch):
 
 
 def test_no_burner_survives(cpu_batch):
-    assert cpu_batch["entries"]["a_burner"]["score"] == 10  # its own answers still count
+    assert cpu_batch["entries"]["a_burner"]["score"] == LAB00_FULL  # its own answers still count
     assert not processes_named(TOKEN)
 
 
@@ -139,7 +144,7 @@ def test_scratch_space_is_bounded_by_the_memory_budget(serial_batch):
 def test_ipc_objects_do_not_reach_the_next_student(serial_batch):
     assert "CREATED" in serial_batch["outputs"]["a_ipc_writer"]
     assert "SEGMENTS 0 QUEUE absent" in serial_batch["outputs"]["b_ipc_reader"], serial_batch["outputs"]["b_ipc_reader"]
-    assert serial_batch["entries"]["b_ipc_reader"]["score"] == 10
+    assert serial_batch["entries"]["b_ipc_reader"]["score"] == LAB00_FULL
     assert not serial_batch["leftover"]
 
 
@@ -147,7 +152,7 @@ def test_forged_cell_messages_do_not_stop_the_cell_clock(serial_batch):
     entry = serial_batch["entries"]["e_forger"]
     notes = [(cell["kind"], cell["text"]) for cell in entry["cells"]]
     assert any(kind == "timeout" for kind, _ in notes), notes
-    assert entry["score"] == 10, json.dumps(entry, indent=1)
+    assert entry["score"] == LAB00_FULL, json.dumps(entry, indent=1)
 
 
 @needs_bwrap
@@ -211,7 +216,7 @@ def test_cleanup_never_follows_a_planted_link(fallback_batch):
     assert stat.S_IMODE((host / "inner").stat().st_mode) == 0o750
     assert (host / "keep.txt").read_text() == "instructor's file"
     assert not list(Path("/tmp").glob("planted-*")), "the planted folder in /tmp was not wiped"
-    assert all(e["score"] == 10 for e in fallback_batch["entries"].values()), fallback_batch["entries"]
+    assert all(e["score"] == LAB00_FULL for e in fallback_batch["entries"].values()), fallback_batch["entries"]
 
 
 @needs_root
@@ -263,7 +268,7 @@ def test_grading_from_a_checkout_under_tmp_with_a_space(clone_under_tmp, tmp_pat
     book, entries, outputs = results(tmp_path / "out")
     records = [p.read_text() for p in (tmp_path / "out" / ".autograder" / "records").glob("*.json")]
     assert len(records) == 2 and not any("ModuleNotFoundError" in r for r in records)
-    assert {s: (e["score"], e["max_score"]) for s, e in entries.items()} == {"first": (12, 12), "second": (12, 12)}
+    assert {s: (e["score"], e["max_score"]) for s, e in entries.items()} == {"first": (LAB02_FULL, LAB02_FULL), "second": (LAB02_FULL, LAB02_FULL)}
 
 
 def test_slot_cgroups_of_a_killed_grader_are_swept_by_the_next_batch():

@@ -2,9 +2,17 @@
 
 Students use `Lab` in their notebooks; instructors use `python -m autograder`.
 Exercise definitions live in `autograder.labs.<lab id>` and serve both.
+`Lab` is imported on first use, so that a chapter that only needs the
+messages (`from autograder import i18n`) does not depend on the exercises.
 """
-from . import diagnoses, messages  # noqa: F401  (register the shared catalogues)
 from .i18n import LANGS, current_lang
-from .notebook import Lab
 
 __all__ = ["Lab", "LANGS", "current_lang"]
+
+
+def __getattr__(name: str):
+    if name == "Lab":
+        from .notebook import Lab
+
+        return Lab
+    raise AttributeError(f"module 'autograder' has no attribute {name!r}")

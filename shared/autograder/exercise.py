@@ -18,6 +18,7 @@ from typing import Any, Callable
 import numpy as np
 
 from . import i18n
+from .i18n import N_
 
 
 @dataclass(frozen=True)
@@ -227,6 +228,15 @@ class Exercise:
         if self.section:
             feedback.append(Feedback("common.see_section", {"section": self.section}))
         return self.result(points, "failed", *feedback, diagnosis=diagnosis)
+
+
+# The named diagnoses every lab may use; `diagnosed(name)` takes `<lab>.<name>` first, if the lab has its own.
+N_(
+    "diagnosis.binary_mask", "diagnosis.diagonal_masked", "diagnosis.divided_by_dk", "diagnosis.forgot_scale",
+    "diagnosis.mask_after_softmax", "diagnosis.no_mask", "diagnosis.transposed_k",
+    "diagnosis.weights_transposed", "diagnosis.wrong_axis", "diagnosis.wrong_triangle",
+    "diagnosis.zero_inf_swapped",
+)
 
 
 def shape_mismatch(exercise: Exercise, case: Case, got: Any, expected: str) -> Result:

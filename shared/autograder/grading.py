@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import Callable
 
-from . import diagnoses, messages  # noqa: F401  (register the shared catalogues)
 from .exercise import Exercise, Feedback, Result, decode
 from .labs import LabSpec
 

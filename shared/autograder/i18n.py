@@ -1,60 +1,152 @@
 """Languages of the book and the lookup of translated messages.
 
-Every message a student or instructor reads is a key with one template per
-language. Catalogues are plain dicts ``{key: {lang: template}}``, registered by
-the module that owns them (common messages here, exercise diagnoses in their
-lab's module); ``tests/test_i18n.py`` fails when a language is missing or the
-placeholders differ between languages.
+Code holds message keys only (`lab02.no_mask`, `ch03.scores`). The text of each
+key lives in a gettext catalogue per package and language,
+``<package>/locale/<lang>/LC_MESSAGES/<domain>.po``, kept with Babel
+(``make catalogs``; see AUTHORING.md): the English catalogue holds the source
+text, the others its translation. A message missing from a language falls back
+to English, so a newly scaffolded language reads as English until translated.
+
+The languages are listed in ``locale/languages.toml``, the one list that names
+them; ``LANGS`` holds the complete ones (built, tested strictly),
+``ALL_LANGS`` every listed one.
 """
 from __future__ import annotations
 
 import os
 import string
+import tomllib
+from dataclasses import dataclass
 from pathlib import Path
 
-LANGS: tuple[str, ...] = ("en", "es", "de", "hi-Latn")
+LOCALE = Path(__file__).parent / "locale"
+LANGUAGES_FILE = LOCALE / "languages.toml"
 DEFAULT_LANG = "en"
 LANG_ENV = "LABBOOK_LANG"
-
-_CATALOGUE: dict[str, dict[str, str]] = {}
-
-
-def register(messages: dict[str, dict[str, str]]) -> None:
-    """Add a catalogue; a key may be registered only once."""
-    for key, templates in messages.items():
-        if key in _CATALOGUE and _CATALOGUE[key] != templates:
-            raise ValueError(f"message key registered twice: {key}")
-        _CATALOGUE[key] = templates
+# Set by the book's build: every key looked up is recorded, so that a notebook is
+# re-executed when a message it shows changes (labbook.build).
+TRACE_ENV = "LABBOOK_TRACE_MESSAGES"
 
 
-def catalogue() -> dict[str, dict[str, str]]:
-    return dict(_CATALOGUE)
+@dataclass(frozen=True)
+class Language:
+    code: str
+    name: str
+    complete: bool
+    decimal_comma: bool
+
+
+def read_languages(path: Path = LANGUAGES_FILE) -> tuple[Language, ...]:
+    with open(path, "rb") as handle:
+        entries = tomllib.load(handle).get("language", [])
+    return tuple(Language(e["code"], e["name"], bool(e.get("complete", False)), bool(e.get("decimal_comma", False)))
+                 for e in entries)
+
+
+LANGUAGES: tuple[Language, ...] = read_languages()
+ALL_LANGS: tuple[str, ...] = tuple(language.code for language in LANGUAGES)
+LANGS: tuple[str, ...] = tuple(language.code for language in LANGUAGES if language.complete)
+LANGUAGE_NAMES: dict[str, str] = {language.code: language.name for language in LANGUAGES}
+
+# Domain name -> the locale folder that holds its catalogues (each package adds its own).
+DOMAINS: dict[str, Path] = {"autograder": LOCALE}
+_LOADED: dict[tuple[str, str], dict[str, str]] = {}
+_USED: set[str] = set()
+
+
+def N_(*keys: str) -> tuple[str, ...]:
+    """Mark keys that code builds at run time (f"lab02.impl.{name}") so that `make catalogs` finds them."""
+    return keys
+
+
+def add_domain(name: str, locale_dir: Path) -> None:
+    DOMAINS[name] = locale_dir
+
+
+def po_path(domain: str, lang: str) -> Path:
+    return DOMAINS[domain] / lang / "LC_MESSAGES" / f"{domain}.po"
+
+
+def _messages(domain: str, lang: str) -> dict[str, str]:
+    """The translated, non-fuzzy messages of one catalogue (an absent catalogue has none)."""
+    if (domain, lang) not in _LOADED:
+        from babel.messages.pofile import read_po
+
+        found: dict[str, str] = {}
+        path = po_path(domain, lang)
+        if path.exists():
+            with open(path, "rb") as handle:
+                for message in read_po(handle):
+                    if message.id and message.string and not message.fuzzy:
+                        found[message.id] = message.string
+        _LOADED[(domain, lang)] = found
+    return _LOADED[(domain, lang)]
+
+
+def _find(key: str, lang: str) -> str | None:
+    for domain in DOMAINS:
+        found = _messages(domain, lang).get(key)
+        if found is not None:
+            return found
+    return None
 
 
 def has(key: str) -> bool:
-    return key in _CATALOGUE
+    return _find(key, DEFAULT_LANG) is not None
+
+
+def text(key: str, lang: str) -> str:
+    """The template of `key` in `lang`, unformatted; English where `lang` lacks it."""
+    if os.environ.get(TRACE_ENV):
+        _USED.add(key)
+    found = _find(key, lang) if lang != DEFAULT_LANG else None
+    if found is None:
+        found = _find(key, DEFAULT_LANG)
+    if found is None:
+        raise KeyError(f"no message {key!r} in the English catalogues ({', '.join(DOMAINS)})")
+    return found
+
+
+def t(key: str, lang: str, **params) -> str:
+    """The message `key` in `lang`, formatted with `params`."""
+    return text(key, lang).format(**params)
+
+
+def used_keys() -> list[str]:
+    """Keys looked up in this process (only while TRACE_ENV is set)."""
+    return sorted(_USED)
+
+
+def keys(domain: str | None = None) -> list[str]:
+    domains = [domain] if domain else list(DOMAINS)
+    return sorted({key for name in domains for key in _messages(name, DEFAULT_LANG)})
+
+
+def catalogue() -> dict[str, dict[str, str]]:
+    """{key: {lang: template}} over every domain and listed language (translated messages only)."""
+    result: dict[str, dict[str, str]] = {}
+    for domain in DOMAINS:
+        for lang in ALL_LANGS:
+            for key, template in _messages(domain, lang).items():
+                result.setdefault(key, {})[lang] = template
+    return result
 
 
 def placeholders(template: str) -> set[str]:
     return {name for _, name, _, _ in string.Formatter().parse(template) if name}
 
 
-def t(key: str, lang: str, **params) -> str:
-    """The message `key` in `lang`, formatted with `params`."""
-    templates = _CATALOGUE[key]
-    template = templates.get(lang) or templates[DEFAULT_LANG]
-    return template.format(**params)
-
-
 def normalise_lang(lang: str | None) -> str:
     if not lang:
         return DEFAULT_LANG
-    for known in LANGS:
+    for known in ALL_LANGS:
         if lang.lower() == known.lower():
             return known
-    if lang.lower().startswith("hi"):
-        return "hi-Latn"
-    return lang.split("-")[0].lower() if lang.split("-")[0].lower() in LANGS else DEFAULT_LANG
+    primary = lang.replace("_", "-").split("-")[0].lower()
+    for known in ALL_LANGS:
+        if known.split("-")[0].lower() == primary:
+            return known
+    return DEFAULT_LANG
 
 
 # ---------------------------------------------------------------- the running notebook's language
@@ -74,4 +166,4 @@ def current_lang(cwd: Path | None = None) -> str:
     if own:
         return normalise_lang(own)
     folder = (cwd or Path.cwd()).name
-    return folder if folder in LANGS else DEFAULT_LANG
+    return folder if folder in ALL_LANGS else DEFAULT_LANG

@@ -1,71 +1,59 @@
 """Build the book: `python -m labbook.build [--force] [--jobs N] [NAME ...]`.
 
-For every text source whose built notebook is missing or has other inputs,
-execute it (in its own folder, so it knows its language) and write the
-notebook; regenerate every lab from its solution; write index.ipynb. Up-to-date
-notebooks are left alone, so a second run takes a second.
+For every text source whose built notebook is missing, has other cells, or
+was executed with other code or messages than today's (the files and message
+keys it used are recorded in it: labbook.dependencies), execute it in its own
+folder and write the notebook; regenerate every lab from its solution; write
+index.ipynb. Up-to-date notebooks are left alone, so a second run takes a
+second, and outputs that differ only in timings keep their committed bytes.
 """
 from __future__ import annotations
 
 import argparse
-import hashlib
+import configparser
+import functools
 import json
+import os
+import re
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
-from pathlib import Path
 
 import nbformat
 from nbclient import NotebookClient
 
-from autograder.i18n import LANGS
+from autograder import i18n
+from autograder.i18n import LANGS, LANGUAGE_NAMES as LANG_NAMES
+from labbook import dependencies
+from labbook.texts import tr
 from labbook.notebooks import (
     KERNEL_NAME, KERNELSPEC, ROOT, Target, cell_inputs, coalesce_streams, headings, make_lab, read, read_source, targets, write,
 )
 
-LANG_NAMES = {"en": "English", "es": "Español", "de": "Deutsch", "hi-Latn": "Hinglish"}
 INDEX = ROOT / "index.ipynb"
-# Which library code each notebook was last executed with, on this machine only
-# (not committed): a notebook whose inputs are unchanged is still re-executed
-# after shared/ changed under it. A fresh clone has no stamps and trusts the
-# committed notebooks (nbval in the tests checks their outputs).
-STAMPS = ROOT / ".venv" / "build-stamps.json"
-
-
-def library_hash() -> str:
-    digest = hashlib.sha256()
-    for path in sorted((ROOT / "shared").rglob("*")):
-        if path.suffix in {".py", ".js", ".css"} and "__pycache__" not in path.parts:
-            digest.update(path.relative_to(ROOT).as_posix().encode())
-            digest.update(path.read_bytes())
-    return digest.hexdigest()
-
-
-def load_stamps() -> dict[str, str]:
-    try:
-        return json.loads(STAMPS.read_text())
-    except (OSError, ValueError):
-        return {}
-
-
-def save_stamps(stamps: dict[str, str]) -> None:
-    if STAMPS.parent.exists():
-        STAMPS.write_text(json.dumps(stamps, indent=1, sort_keys=True))
-
-
-def is_stale(target: Target, stamps: dict[str, str] | None = None, library: str | None = None) -> bool:
+def why_stale(target: Target) -> str | None:
+    """Missing, its cells differ from the source, or a file or message it used changed (labbook.dependencies)."""
     if not target.built.exists():
-        return True
-    if cell_inputs(read(target.built)) != cell_inputs(read_source(target)):
-        return True
-    stamp = (stamps or {}).get(str(target.built.relative_to(ROOT)))
-    return stamp is not None and library is not None and stamp != library
+        return "not built yet"
+    built = read(target.built)
+    if cell_inputs(built) != cell_inputs(read_source(target)):
+        return f"{target.source.relative_to(ROOT)} changed"
+    changed = dependencies.changed(built, ROOT)
+    return ", ".join(changed) + " changed" if changed else None
 
 
-def execute(target: Target) -> tuple[str, float]:
+def is_stale(target: Target) -> bool:
+    return why_stale(target) is not None
+
+
+def execute(target: Target, remeasure: bool = False) -> tuple[str, float]:
     started = time.perf_counter()
     notebook = read_source(target)
+    notebook.cells.append(dependencies.probe_cell(ROOT))
     target.built.parent.mkdir(parents=True, exist_ok=True)
+    # The kernel inherits these: it records the messages it shows, and figures carry no date.
+    os.environ[i18n.TRACE_ENV] = "1"
+    os.environ["SOURCE_DATE_EPOCH"] = "0"
     client = NotebookClient(
         notebook,
         kernel_name=KERNEL_NAME,
@@ -74,12 +62,53 @@ def execute(target: Target) -> tuple[str, float]:
         resources={"metadata": {"path": str(target.built.parent)}},
     )
     client.execute()
+    found = dependencies.read_probe(notebook.cells.pop())
     notebook.metadata["kernelspec"] = dict(KERNELSPEC)  # nbclient may rewrite it while executing
     notebook.metadata["language_info"] = {"name": "python", "version": "3.11"}
+    notebook.metadata["labbook"]["depends"] = dependencies.record(found, target.lang, ROOT)
     for cell in notebook.cells:
         cell.metadata.pop("execution", None)
-    write(coalesce_streams(notebook), target.built)
+    notebook = coalesce_streams(notebook)
+    if target.built.exists():
+        notebook = keep_unchanged_outputs(notebook, read(target.built), remeasure)
+    write(notebook, target.built)
     return str(target.built.relative_to(ROOT)), time.perf_counter() - started
+
+
+MEASURED = "nbval-ignore-output"  # a cell that prints measurements of this machine (chapter 09's timings)
+
+
+def keep_unchanged_outputs(new: nbformat.NotebookNode, old: nbformat.NotebookNode,
+                           remeasure: bool = False) -> nbformat.NotebookNode:
+    """Keep a cell's committed outputs where the new ones differ only in what nbval sanitizes (timings,
+    addresses), and those of an unchanged measuring cell unless `remeasure`: an unchanged notebook
+    is rewritten byte for byte."""
+    committed = {cell.get("id"): cell for cell in old.cells if cell.cell_type == "code"}
+    for cell in new.cells:
+        before = committed.get(cell.get("id"))
+        if cell.cell_type != "code" or before is None or before.source != cell.source:
+            continue
+        measured = MEASURED in cell.metadata.get("tags", []) and not remeasure
+        if measured or sanitized(before.outputs) == sanitized(cell.outputs):
+            cell.outputs = before.outputs
+    return new
+
+
+def sanitized(outputs: list) -> str:
+    text = json.dumps(outputs, sort_keys=True)
+    for pattern, replacement in SANITIZE:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def _sanitizers() -> list[tuple[re.Pattern, str]]:
+    """The patterns of nbval-sanitize.cfg, which the tests use to compare outputs."""
+    parser = configparser.ConfigParser()
+    parser.read(ROOT / "nbval-sanitize.cfg", encoding="utf-8")
+    return [(re.compile(parser[name]["regex"]), parser[name]["replace"]) for name in parser.sections()]
+
+
+SANITIZE = _sanitizers()
 
 
 def write_lab(target: Target) -> None:
@@ -98,7 +127,7 @@ def make_index(all_targets: list[Target]) -> nbformat.NotebookNode:
     cells = [nbformat.v4.new_markdown_cell(
         "# Causal attention: a lab book\n\n"
         "Chapters explain, labs are graded exercises with instant `check` feedback, solutions are worked labs.\n"
-        "Pick your language. / Elige tu idioma. / Wähle deine Sprache. / Apni language chuno.\n\n"
+        + " / ".join(tr("book.pick_language", lang) for lang in LANGS) + "\n\n"
         + " · ".join(f"[{LANG_NAMES[lang]}](#{LANG_NAMES[lang]})" for lang in LANGS)
     )]
     for lang in LANGS:
@@ -125,25 +154,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("names", nargs="*", help="only notebooks whose name contains one of these")
     parser.add_argument("--force", action="store_true", help="re-execute even up-to-date notebooks")
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--dry-run", action="store_true", help="only list what would be executed, and why")
+    parser.add_argument("--remeasure", action="store_true",
+                        help=f"write new outputs of cells tagged {MEASURED} (timings) even where their code is unchanged")
     args = parser.parse_args(argv)
 
     all_targets = targets()
     chosen = [t for t in all_targets if not args.names or any(n in str(t.source) for n in args.names)]
-    stamps, library = load_stamps(), library_hash()
-    stale = [t for t in chosen if args.force or is_stale(t, stamps, library)]
+    stale = [t for t in chosen if args.force or is_stale(t)]
+    if args.dry_run:
+        for target in stale:
+            print(f"{target.built.relative_to(ROOT)}: {why_stale(target) or 'forced'}")
+        print(f"{len(stale)} of {len(chosen)} notebook(s) would be executed")
+        return 0
     started = time.perf_counter()
     if stale:
         print(f"executing {len(stale)} notebook(s) with {args.jobs} job(s)", flush=True)
         with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-            for path, seconds in pool.map(execute, stale):
-                stamps[path] = library
-                save_stamps(stamps)
+            for path, seconds in pool.map(functools.partial(execute, remeasure=args.remeasure), stale):
                 print(f"  {path}: {seconds:.1f} s", flush=True)
-    for target in chosen:
-        # A notebook first seen fresh is taken to match today's library (nbval checks that).
-        if target.built.exists():
-            stamps.setdefault(str(target.built.relative_to(ROOT)), library)
-    save_stamps(stamps)
     for target in all_targets:
         write_lab(target)
     write(make_index(all_targets), INDEX)

@@ -38,11 +38,13 @@ import math
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from autograder.i18n import LANGS, current_lang
+from autograder.i18n import LANGS, N_, current_lang
 
-from .texts import TEXTS
+from .texts import texts_with_prefix, tr
 
 ASSETS = Path(__file__).with_name("explorer")
+# The widget embeds these files: a notebook showing it depends on them (labbook.dependencies).
+BUILD_INPUTS = sorted(str(path) for path in ASSETS.glob("*.*"))
 T_MIN, T_MAX = 2, 16
 ALIGNS = ("bottom-right", "top-left")
 VIEWS = ("mask", "worked")
@@ -160,7 +162,7 @@ def fmt_weight(x: float) -> str:
 
 
 def tokens(lang: str) -> list[list[str]]:
-    return [TEXTS[f"explorer.sentence{n}"][lang].split(" ") for n in (1, 2)]
+    return [tr(key, lang).split(" ") for key in ("explorer.sentence1", "explorer.sentence2")]
 
 
 # ---------------------------------------------------------------- the widget
@@ -168,8 +170,23 @@ def _asset(name: str) -> str:
     return (ASSETS / name).read_text(encoding="utf-8")
 
 
+# The widget's interface: its HTML and JavaScript read these texts by name (text["caption"], ...).
+N_(
+    "explorer.align", "explorer.bottom_right", "explorer.caption", "explorer.causal", "explorer.corner",
+    "explorer.legend", "explorer.legend_align", "explorer.legend_future", "explorer.legend_leak",
+    "explorer.legend_pad", "explorer.legend_read", "explorer.legend_target", "explorer.legend_window",
+    "explorer.length", "explorer.none", "explorer.offset", "explorer.pad", "explorer.padding",
+    "explorer.pick", "explorer.plain", "explorer.seq", "explorer.sequence", "explorer.static_note",
+    "explorer.status_empty", "explorer.status_leak", "explorer.status_pad_query", "explorer.status_row",
+    "explorer.status_target", "explorer.status_target_outside", "explorer.structure_note", "explorer.title",
+    "explorer.top_left", "explorer.view_mask", "explorer.view_worked", "explorer.views", "explorer.window",
+    "explorer.worked_leak", "explorer.worked_nan", "explorer.worked_note", "explorer.worked_scores",
+    "explorer.worked_weights",
+)
+
+
 def _texts(lang: str) -> dict[str, str]:
-    return {key[len("explorer."):]: value[lang] for key, value in TEXTS.items() if key.startswith("explorer.")}
+    return texts_with_prefix("explorer.", lang)
 
 
 class Explorer:

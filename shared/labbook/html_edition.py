@@ -34,23 +34,15 @@ from jinja2 import DictLoader
 from nbconvert import HTMLExporter
 from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 
+from autograder import i18n
 from autograder.i18n import LANGS
 from labbook.notebooks import ROOT, headings
+from labbook.texts import tr
 
-LANG_NAMES = {"en": "English", "es": "Español", "de": "Deutsch", "hi-Latn": "Hinglish"}
-UI = {
-    "index": {"en": "Index", "es": "Índice", "de": "Übersicht", "hi-Latn": "Index"},
-    "language": {"en": "Language", "es": "Idioma", "de": "Sprache", "hi-Latn": "Language"},
-    "chapters": {"en": "Chapters", "es": "Capítulos", "de": "Kapitel", "hi-Latn": "Chapters"},
-    "labs": {"en": "Labs", "es": "Labs", "de": "Labs", "hi-Latn": "Labs"},
-    "glossary": {"en": "Glossary", "es": "Glosario", "de": "Glossar", "hi-Latn": "Glossary"},
-    "nav": {"en": "Book navigation", "es": "Navegación del libro", "de": "Navigation im Buch",
-            "hi-Latn": "Book navigation"},
-    "offline": {"en": "Offline edition: the labs need JupyterLab to run and be checked.",
-                "es": "Edición sin conexión: los labs se ejecutan y corrigen en JupyterLab.",
-                "de": "Offline-Ausgabe: Die Labs laufen und werden geprüft in JupyterLab.",
-                "hi-Latn": "Offline edition: labs ko run aur check karne ke liye JupyterLab chahiye."},
-}
+# The interface's texts, looked up inside f-strings below (where `make catalogs` cannot read them).
+i18n.N_("html.index", "html.language", "html.chapters", "html.labs", "html.glossary", "html.nav", "html.offline")
+
+LANG_NAMES = i18n.LANGUAGE_NAMES
 BOOK_TITLE = "Causal attention: a lab book"
 CSS_PATH = "static/book.css"
 
@@ -445,10 +437,10 @@ def nav_html(page: Page | None, pages_by_key: dict[tuple[str, str, str], Page], 
         current = ' aria-current="page"' if page is not None and other == lang else ""
         items.append(f'<li><a href="{href}" hreflang="{other}" lang="{other}" data-lang="{other}"{current}>'
                      f'{LANG_NAMES[other]}</a></li>')
-    note = f'<span class="book-note">{html.escape(UI["offline"][lang])}</span>' if page and page.kind == "lab" else ""
-    return (f'<nav class="book-nav" aria-label="{html.escape(UI["nav"][lang])}">'
-            f'<a class="book-home" href="{depth}index.html" data-nav="index">{html.escape(UI["index"][lang])}</a>'
-            f'<span>{html.escape(UI["language"][lang])}:</span><ul class="book-langs" data-nav="languages">'
+    note = f'<span class="book-note">{html.escape(tr("html.offline", lang))}</span>' if page and page.kind == "lab" else ""
+    return (f'<nav class="book-nav" aria-label="{html.escape(tr("html.nav", lang))}">'
+            f'<a class="book-home" href="{depth}index.html" data-nav="index">{html.escape(tr("html.index", lang))}</a>'
+            f'<span>{html.escape(tr("html.language", lang))}:</span><ul class="book-langs" data-nav="languages">'
             f'{"".join(items)}</ul>{note}</nav>')
 
 
@@ -483,9 +475,9 @@ def index_html(pages: list[Page], titles: dict[str, str]) -> str:
 
         sections.append(
             f'<section id="lang-{lang}" lang="{lang}" data-lang="{lang}"><h2>{LANG_NAMES[lang]}</h2>'
-            f'<h3>{UI["chapters"][lang]}</h3><ul>{items(chapters)}</ul>'
-            f'<h3>{UI["labs"][lang]}</h3><ul>{items(labs)}</ul>'
-            + (f'<p><a href="{glossary[0].out}">{UI["glossary"][lang]}</a></p>' if glossary else "")
+            f'<h3>{tr("html.chapters", lang)}</h3><ul>{items(chapters)}</ul>'
+            f'<h3>{tr("html.labs", lang)}</h3><ul>{items(labs)}</ul>'
+            + (f'<p><a href="{glossary[0].out}">{tr("html.glossary", lang)}</a></p>' if glossary else "")
             + "</section>")
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8" />\n'

@@ -134,7 +134,9 @@ def make_lab(solution: nbformat.NotebookNode) -> nbformat.NotebookNode:
         cells.append(cell)
     lab.cells = cells
     lab.metadata = nbformat.from_dict(dict(solution.metadata))
-    lab.metadata["labbook"] = {**solution.metadata.get("labbook", {}), "kind": "lab"}
+    # what the solution was executed with is no business of the student's copy
+    labbook = {k: v for k, v in solution.metadata.get("labbook", {}).items() if k != "depends"}
+    lab.metadata["labbook"] = {**labbook, "kind": "lab"}
     return lab
 
 

@@ -14,13 +14,13 @@ from pathlib import Path
 
 import nbformat
 
-DECIMAL = {
-    # English and Hinglish write 0.67; Spanish and German write 0,67 (LaTeX: 0{,}67) and accept 0.67.
-    "en": re.compile(r"(?<![\w.,])(\d+)\.(\d+)(?![\w]|[.,]\d)"),
-    "hi-Latn": re.compile(r"(?<![\w.,])(\d+)\.(\d+)(?![\w]|[.,]\d)"),
-    "es": re.compile(r"(?<![\w.,])(\d+)[.,](\d+)(?![\w]|[.,]\d)"),
-    "de": re.compile(r"(?<![\w.,])(\d+)[.,](\d+)(?![\w]|[.,]\d)"),
-}
+from autograder import i18n
+
+# English and Hinglish write 0.67; Spanish and German write 0,67 (LaTeX: 0{,}67) and accept 0.67
+# (locale/languages.toml: decimal_comma).
+POINT = re.compile(r"(?<![\w.,])(\d+)\.(\d+)(?![\w]|[.,]\d)")
+POINT_OR_COMMA = re.compile(r"(?<![\w.,])(\d+)[.,](\d+)(?![\w]|[.,]\d)")
+DECIMAL = {language.code: POINT_OR_COMMA if language.decimal_comma else POINT for language in i18n.LANGUAGES}
 OUTPUT_NUMBER = re.compile(r"\d+\.\d+|\d+")
 IGNORED = [
     re.compile(r"```.*?```", re.S),  # code blocks

@@ -52,7 +52,7 @@ def table(matrix, decimals: int = 2, rows: Sequence[str] | None = None, cols: Se
     return Table(values, rows, cols, decimals)
 
 
-def heatmap(matrix, title_key: str, decimals: int = 2, xlabel_key: str = "key", ylabel_key: str = "query",
+def heatmap(matrix, title_key: str, decimals: int = 2, xlabel_key: str = "axis.key", ylabel_key: str = "axis.query",
             ax=None, cmap: str = "viridis"):
     """A titled heatmap with every value written in its cell; -inf cells are hatched grey."""
     values = np.asarray(matrix, dtype=float)

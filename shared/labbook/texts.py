@@ -1,34 +1,25 @@
 """Text that readers see in outputs (figure titles, axis labels), per language.
 
-Code cells are identical in every language; they ask `tr("key")` and get the
-text in the notebook's language (see autograder.i18n.current_lang). Common
-keys live here; each chapter keeps its own keys (prefixed `chNN.`) in
-`labbook/text_chNN.py` as a dict `TEXTS`, merged below.
-tests/test_i18n.py checks that every key exists in all four languages.
+Code cells are identical in every language; they ask `tr("ch03.scores")` and
+get the text in the notebook's language (see autograder.i18n.current_lang). The
+texts live in the `labbook` gettext catalogues in labbook/locale (see
+labbook.catalogs and AUTHORING.md).
 """
 from __future__ import annotations
 
-import importlib
-import pkgutil
+from pathlib import Path
 
-import labbook
+from autograder import i18n
 from autograder.i18n import current_lang
 
-TEXTS: dict[str, dict[str, str]] = {
-    "query": {"en": "query i", "es": "query i", "de": "Query i", "hi-Latn": "query i"},
-    "key": {"en": "key j", "es": "key j", "de": "Key j", "hi-Latn": "key j"},
-    "feature": {"en": "feature", "es": "componente", "de": "Merkmal", "hi-Latn": "feature"},
-    "token": {"en": "token", "es": "token", "de": "Token", "hi-Latn": "token"},
-}
-
-
-for _module in pkgutil.iter_modules(labbook.__path__):
-    if _module.name.startswith("text_ch"):
-        for _key, _value in importlib.import_module(f"labbook.{_module.name}").TEXTS.items():
-            assert _key not in TEXTS, f"text key defined twice: {_key}"
-            TEXTS[_key] = _value
+i18n.add_domain("labbook", Path(__file__).parent / "locale")
 
 
 def tr(key: str, lang: str | None = None) -> str:
-    """The text `key` in the notebook's language."""
-    return TEXTS[key][lang or current_lang()]
+    """The text `key` in the notebook's language (unformatted: placeholders stay for the caller)."""
+    return i18n.text(key, lang or current_lang())
+
+
+def texts_with_prefix(prefix: str, lang: str) -> dict[str, str]:
+    """Every text whose key starts with `prefix`, keyed by the rest (the explorer's interface)."""
+    return {key[len(prefix):]: tr(key, lang) for key in i18n.keys("labbook") if key.startswith(prefix)}

@@ -21,7 +21,7 @@ from bs4 import BeautifulSoup
 
 from autograder.i18n import LANGS
 from browser_support import ROOT, TIMEOUT_MS
-from labbook import html_edition
+from labbook import html_edition, references
 from labbook.explorer import Settings, cell_state, explorer, fmt_weight, grid, worked_example
 from labbook.notebooks import BEGIN, END, STUB
 from labbook.texts import tr
@@ -110,6 +110,15 @@ def test_links_between_pages_work(site):
             target = (page.parent / href.split("#")[0]).resolve()
             assert target.is_file(), f"{page.relative_to(out)} -> {href}"
             assert not href.split("#")[0].endswith(".ipynb"), f"{page.relative_to(out)} -> {href}"
+
+
+def test_link_fragments_reach_an_id(site):
+    """labbook.references' check of a built edition: pages as above, and each #fragment to an id of its page."""
+    out, _ = site
+    report = references.Report()
+    references.check_html(out, report)
+    assert report.html_links > 0
+    assert report.problems == [], "\n".join(map(str, report.problems))
 
 
 def test_language_switcher_on_every_page(site):

@@ -20,7 +20,7 @@ from .. import i18n
 from ..exercise import Exercise, Feedback, Result
 from ..grading import context_problem_result, read_context
 from ..labs import LabSpec
-from . import messages, sanitize  # noqa: F401  (messages registers the grader's catalogue)
+from . import sanitize
 from .sandbox import ChildDied, ChildHandle, SandboxError, Slot
 from .submissions import Submission
 

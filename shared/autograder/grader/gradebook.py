@@ -23,6 +23,7 @@ import tempfile
 from pathlib import Path
 
 from .. import i18n
+from ..i18n import N_
 from ..exercise import Feedback
 from ..labs import LabSpec
 from . import sanitize
@@ -141,6 +142,14 @@ def base_record(spec: LabSpec, submission: Submission, key: str, seed_source: st
         "lang": submission.lang,
         "max_score": spec.max_score,
     }
+
+
+# Why a file is invalid (Submission.invalid), as the row's reason: f"grader.invalid.{reason}".
+N_(
+    "grader.invalid.binary", "grader.invalid.empty", "grader.invalid.not_json", "grader.invalid.not_notebook",
+    "grader.invalid.symlink", "grader.invalid.too_large", "grader.invalid.too_much_code",
+    "grader.invalid.truncated", "grader.invalid.unreadable",
+)
 
 
 def invalid_record(spec: LabSpec, submission: Submission, key: str, seed_source: str) -> dict:

@@ -29,7 +29,7 @@ from .submissions import UsageError
 
 PACKAGE = Path(__file__).resolve().parents[1]  # .../autograder
 CONFIG_NAME = "autograder_bundle.json"
-NEEDED = ("torch", "numpy", "matplotlib")  # what students' notebooks import; the rest of the book is not needed
+NEEDED = ("torch", "numpy", "matplotlib", "babel")  # what students' notebooks and the messages need; not the rest of the book
 
 SETUP_SH = """#!/usr/bin/env bash
 # Gradescope runs this once when it builds the autograder image.
@@ -101,8 +101,9 @@ def build_bundle(lab: str, out: Path, seed: str | None = None, timeout: float = 
         add(archive, "run_autograder", RUN_AUTOGRADER, executable=True)
         add(archive, "requirements.txt", _requirements())
         add(archive, f"python/{CONFIG_NAME}", json.dumps(config, indent=1) + "\n")
-        for path in sorted(PACKAGE.rglob("*.py")):
-            if "__pycache__" in path.parts:
+        for path in sorted(PACKAGE.rglob("*")):
+            # the code and its message catalogues (locale/<lang>/LC_MESSAGES/*.po, languages.toml)
+            if "__pycache__" in path.parts or path.suffix not in (".py", ".po", ".toml"):
                 continue
             add(archive, f"python/autograder/{path.relative_to(PACKAGE).as_posix()}", path.read_text())
     return out

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..i18n import LANGS
+
 _PERMISSIVE = '''
 import importlib.abc
 import importlib.machinery
@@ -91,7 +93,7 @@ import os
 
 from _stubs_permissive import ANYTHING, module_getattr as __getattr__  # noqa: F401
 
-LANGS = ("en", "es", "de", "hi-Latn")
+LANGS = @LANGS@
 __path__ = []
 
 
@@ -132,7 +134,7 @@ __path__ = []
 
 FILES = {
     "_stubs_permissive.py": _PERMISSIVE,
-    "autograder/__init__.py": _AUTOGRADER,
+    "autograder/__init__.py": _AUTOGRADER.replace("@LANGS@", repr(LANGS)),
     "labbook/__init__.py": _LABBOOK,
 }
 

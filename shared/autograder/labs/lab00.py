@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from .. import i18n
+from ..i18n import N_
 from ..exercise import Case, Exercise, Feedback, Result, close, decode, first_difference, shape_mismatch, value_mismatch
 from . import LabSpec
 
@@ -286,33 +286,9 @@ def format_variant(problem: dict[str, np.ndarray]) -> str:
     return "\n".join(lines)
 
 
-MESSAGES = {
-    "lab00.decimal_comma": {
-        "en": "each row has twice as many numbers as it should: did you write a decimal comma (1,41) instead of a decimal point (1.41)? Python reads 1,41 as two numbers.",
-        "es": "cada fila tiene el doble de números de los que debería: ¿escribiste una coma decimal (1,41) en lugar de un punto (1.41)? Python lee 1,41 como dos números.",
-        "de": "Jede Zeile hat doppelt so viele Zahlen wie erwartet: Hast du ein Dezimalkomma (1,41) statt eines Dezimalpunkts (1.41) geschrieben? Python liest 1,41 als zwei Zahlen.",
-        "hi-Latn": "har row mein expected se double numbers hain: kya tumne decimal point (1.41) ki jagah comma (1,41) likha? Python 1,41 ko do alag numbers padhta hai.",
-    },
-    "lab00.no_student_id": {
-        "en": "✋ Type your student id in the first code cell (STUDENT_ID = \"...\") and run it: your numbers depend on it.",
-        "es": "✋ Escribe tu identificador de estudiante en la primera celda de código (STUDENT_ID = \"...\") y ejecútala: tus números dependen de él.",
-        "de": "✋ Trage deine Matrikelkennung in die erste Codezelle ein (STUDENT_ID = \"...\") und führe sie aus: deine Zahlen hängen davon ab.",
-        "hi-Latn": "✋ Sabse pehle wale code cell mein apna student id likho (STUDENT_ID = \"...\") aur run karo: tumhare numbers usi par depend karte hain.",
-    },
-    "lab00.your_variant": {
-        "en": "Your problem (student id {student_id!r}):",
-        "es": "Tu problema (identificador {student_id!r}):",
-        "de": "Deine Aufgabe (Kennung {student_id!r}):",
-        "hi-Latn": "Tumhara problem (student id {student_id!r}):",
-    },
-    "lab00.carried_forward": {
-        "en": "Your output is right for the weights you entered, which are wrong: full credit here (error carried forward), fix the weights above.",
-        "es": "Tu salida es correcta para los pesos que escribiste, que son incorrectos: puntuación completa aquí (error arrastrado); corrige los pesos de arriba.",
-        "de": "Deine Ausgabe passt zu den Gewichten, die du eingetragen hast, aber diese sind falsch: hier volle Punktzahl (Folgefehler), korrigiere die Gewichte oben.",
-        "hi-Latn": "Tumhare diye hue weights ke hisaab se output sahi hai, lekin woh weights galat hain: yahan full marks (error carried forward), upar weights theek karo.",
-    },
-}
-
-i18n.register(MESSAGES)
+# Message keys this module builds at run time (diagnosed(name), f"lab00.<part>.{name}"), listed for `make catalogs`.
+N_(
+    "lab00.decimal_comma",
+)
 
 LAB = LabSpec(id="lab00", exercises=EXERCISES, context_names=("STUDENT_ID",), make_context=make_context)

@@ -15,10 +15,11 @@ from typing import Any
 
 import numpy as np
 
-from .. import evidence, i18n
+from .. import evidence
+from ..i18n import N_
 from ..exercise import Array, Case, Exercise, Feedback, Result, close, decode, describe, first_difference, value_mismatch
 from . import LabSpec, bugs02
-from .lab01 import TensorExercise, is_torch_bool, is_torch_float, rng_for, shape_str, tensor_arg
+from .tensors import TensorExercise, is_torch_bool, is_torch_float, rng_for, shape_str, tensor_arg
 
 ATOL = 1e-5  # the issue: equals F.scaled_dot_product_attention within 1e-5
 SLIP_ATOL = 1e-4
@@ -500,211 +501,17 @@ class JacobianLeaks(StudentTest):
             diagnosis="wrong_values")
 
 
-
 EXERCISES: list[Exercise] = [CausalAttention(), PerturbationTest(), JacobianLeaks()]
 
 
-MESSAGES = {
-    "lab02.demo_unsolved": {
-        "en": "(This demonstration uses your functions: solve the exercises above first.)",
-        "es": "(Esta demostración usa tus funciones: resuelve primero los ejercicios de arriba.)",
-        "de": "(Diese Vorführung verwendet deine Funktionen: löse zuerst die Aufgaben oben.)",
-        "hi-Latn": "(Yeh demo tumhare functions use karta hai: pehle upar wali exercises solve karo.)",
-    },
-    "lab02.outputs_swapped": {
-        "en": "you returned (weights, out): the order is (out, weights).",
-        "es": "devolviste (weights, out): el orden es (out, weights).",
-        "de": "du hast (weights, out) zurückgegeben: die Reihenfolge ist (out, weights).",
-        "hi-Latn": "tumne (weights, out) return kiya: order (out, weights) hai.",
-    },
-    "lab02.rows_not_normalised": {
-        "en": "row {row} of your weights sums to {total}, not 1. Each row is a softmax over the keys that query may read: mask the scores (add -inf) before the softmax, never the weights after it.",
-        "es": "la fila {row} de tus pesos suma {total}, no 1. Cada fila es un softmax sobre las keys que esa query puede leer: enmascara los scores (suma -inf) antes del softmax, nunca los pesos después.",
-        "de": "Zeile {row} deiner Gewichte summiert sich zu {total}, nicht zu 1. Jede Zeile ist ein Softmax über die Keys, die diese Query lesen darf: maskiere die Scores (addiere -inf) vor dem Softmax, nie die Gewichte danach.",
-        "hi-Latn": "tumhare weights ki row {row} ka sum {total} hai, 1 nahi. Har row un keys par softmax hai jo woh query padh sakti hai: scores ko softmax se pehle mask karo (-inf add karo), weights ko baad mein kabhi nahi.",
-    },
-    "lab02.future_weight": {
-        "en": "weights[{i}, {j}] = {value}, but key {j} comes after query {i}: every weight above the diagonal must be exactly 0.",
-        "es": "weights[{i}, {j}] = {value}, pero la key {j} viene después de la query {i}: todo peso por encima de la diagonal debe ser exactamente 0.",
-        "de": "weights[{i}, {j}] = {value}, aber Key {j} kommt nach Query {i}: jedes Gewicht über der Diagonale muss genau 0 sein.",
-        "hi-Latn": "weights[{i}, {j}] = {value}, lekin key {j} query {i} ke baad aati hai: diagonal ke upar har weight exactly 0 hona chahiye.",
-    },
-    "lab02.batch_dims": {
-        "en": "It works for (T, d) inputs but not with leading batch dimensions (..., T, d): transpose with K.transpose(-2, -1) (not K.T), take T = Q.shape[-2] and the softmax over dim=-1.",
-        "es": "Funciona con entradas (T, d) pero no con dimensiones de batch delante (..., T, d): traspón con K.transpose(-2, -1) (no K.T), toma T = Q.shape[-2] y el softmax sobre dim=-1.",
-        "de": "Für Eingaben (T, d) klappt es, aber nicht mit vorangestellten Batch-Dimensionen (..., T, d): transponiere mit K.transpose(-2, -1) (nicht K.T), nimm T = Q.shape[-2] und den Softmax über dim=-1.",
-        "hi-Latn": "(T, d) inputs ke liye chalta hai lekin aage batch dimensions (..., T, d) ke saath nahi: K.transpose(-2, -1) se transpose karo (K.T nahi), T = Q.shape[-2] lo aur softmax dim=-1 par.",
-    },
-    "lab02.always_true": {
-        "en": "your test says True (causal) for every function, the buggy ones included. For each position p, change X[p] and compare the outputs at positions < p: if any moved, return False.",
-        "es": "tu test dice True (causal) para todas las funciones, también las defectuosas. Para cada posición p, cambia X[p] y compara las salidas en las posiciones < p: si alguna se movió, devuelve False.",
-        "de": "dein Test sagt bei jeder Funktion True (kausal), auch bei den fehlerhaften. Verändere für jede Position p die Zeile X[p] und vergleiche die Ausgaben an den Positionen < p: hat sich eine bewegt, gib False zurück.",
-        "hi-Latn": "tumhara test har function ko True (causal) bolta hai, buggy wale bhi. Har position p ke liye X[p] badlo aur positions < p ke outputs compare karo: koi bhi hila to False return karo.",
-    },
-    "lab02.always_false": {
-        "en": "your test says False (not causal) for every function, the correct ones included. Compare only the outputs before p, with a tolerance (torch.allclose(..., atol=1e-5)), and return True when none moved.",
-        "es": "tu test dice False (no causal) para todas las funciones, también las correctas. Compara solo las salidas anteriores a p, con una tolerancia (torch.allclose(..., atol=1e-5)), y devuelve True si ninguna se movió.",
-        "de": "dein Test sagt bei jeder Funktion False (nicht kausal), auch bei den korrekten. Vergleiche nur die Ausgaben vor p, mit einer Toleranz (torch.allclose(..., atol=1e-5)), und gib True zurück, wenn sich keine bewegt hat.",
-        "hi-Latn": "tumhara test har function ko False (causal nahi) bolta hai, sahi wale bhi. Sirf p se pehle ke outputs compare karo, tolerance ke saath (torch.allclose(..., atol=1e-5)), aur koi na hile to True return karo.",
-    },
-    "lab02.flags_correct": {
-        "en": "your test calls a causal function non-causal. Causal only means: outputs before p do not depend on X[p]. It does not require outputs at or after p to change. Flagged by mistake:",
-        "es": "tu test llama no causal a una función causal. Causal solo significa: las salidas anteriores a p no dependen de X[p]. No exige que cambien las salidas en p o después. Señaladas por error:",
-        "de": "dein Test nennt eine kausale Funktion nicht kausal. Kausal heißt nur: Ausgaben vor p hängen nicht von X[p] ab. Dass sich Ausgaben an oder nach p ändern, wird nicht verlangt. Irrtümlich beanstandet:",
-        "hi-Latn": "tumhara test ek causal function ko non-causal bol raha hai. Causal ka bas itna matlab hai: p se pehle ke outputs X[p] par depend nahi karte. p ya uske baad ke outputs ka badalna zaroori nahi. Galti se flag hue:",
-    },
-    "lab02.raises_on_bug": {
-        "en": "your test raised an error (or did not finish) on a buggy function instead of returning False (an assert, or torch.testing.assert_close?). A test function answers with a bool: return False when outputs move.",
-        "es": "tu test lanzó un error (o no terminó) con una función defectuosa en lugar de devolver False (¿un assert, o torch.testing.assert_close?). Una función de test responde con un bool: devuelve False cuando las salidas se mueven.",
-        "de": "dein Test hat bei einer fehlerhaften Funktion einen Fehler ausgelöst (oder ist nicht fertig geworden), statt False zurückzugeben (ein assert oder torch.testing.assert_close?). Eine Testfunktion antwortet mit einem bool: gib False zurück, wenn sich Ausgaben bewegen.",
-        "hi-Latn": "tumhare test ne buggy function par False return karne ki jagah error raise kiya (ya khatam hi nahi hua) (assert ya torch.testing.assert_close?). Test function bool se jawab deta hai: outputs hilen to False return karo.",
-    },
-    "lab02.nan_perturbation": {
-        "en": "your test calls correct causal attention non-causal, while it accepts the functions that do not mix positions. Typical cause: perturbing with NaN. A blocked key gets weight exactly 0, but 0 · NaN = NaN, so NaN still spreads into earlier outputs. Perturb with ordinary random numbers.",
-        "es": "tu test llama no causal a la atención causal correcta, y en cambio acepta las funciones que no mezclan posiciones. Causa típica: perturbar con NaN. Una key bloqueada recibe peso exactamente 0, pero 0 · NaN = NaN, así que el NaN llega igualmente a las salidas anteriores. Perturba con números aleatorios normales.",
-        "de": "dein Test nennt korrekte kausale Attention nicht kausal, akzeptiert aber die Funktionen, die keine Positionen mischen. Typische Ursache: Stören mit NaN. Ein gesperrter Key bekommt Gewicht genau 0, aber 0 · NaN = NaN, also gelangt NaN trotzdem in frühere Ausgaben. Stör mit gewöhnlichen Zufallszahlen.",
-        "hi-Latn": "tumhara test sahi causal attention ko non-causal bolta hai, jabki positions ko mix na karne wale functions ko accept karta hai. Aksar wajah: NaN se perturb karna. Blocked key ka weight exactly 0 hota hai, lekin 0 · NaN = NaN, isliye NaN phir bhi pehle ke outputs tak pahunch jaata hai. Normal random numbers se perturb karo.",
-    },
-    "lab02.missed_bugs": {
-        "en": "some bugs slip through your test.",
-        "es": "algunos bugs pasan tu test sin ser detectados.",
-        "de": "einige Fehler rutschen durch deinen Test.",
-        "hi-Latn": "kuch bugs tumhare test se bach nikalte hain.",
-    },
-    "lab02.impl.attention": {
-        "en": "• correct causal attention;",
-        "es": "• atención causal correcta;",
-        "de": "• korrekte kausale Attention;",
-        "hi-Latn": "• sahi causal attention;",
-    },
-    "lab02.impl.position_wise": {
-        "en": "• a position-wise function (no mixing at all: causal, yet later outputs do not change);",
-        "es": "• una función posición a posición (no mezcla nada: es causal, aunque las salidas posteriores no cambien);",
-        "de": "• eine positionsweise Funktion (mischt gar nichts: kausal, obwohl sich spätere Ausgaben nicht ändern);",
-        "hi-Latn": "• position-wise function (kuch mix nahi karta: causal hai, chahe baad ke outputs na badlen);",
-    },
-    "lab02.impl.prefix_mean": {
-        "en": "• a running mean over positions 0 … i (causal);",
-        "es": "• una media acumulada sobre las posiciones 0 … i (causal);",
-        "de": "• ein laufender Mittelwert über die Positionen 0 … i (kausal);",
-        "hi-Latn": "• positions 0 … i ka running mean (causal);",
-    },
-    "lab02.impl.no_mask": {
-        "en": "• no mask at all (every query reads every key);",
-        "es": "• sin máscara (cada query lee todas las keys);",
-        "de": "• gar keine Maske (jede Query liest jeden Key);",
-        "hi-Latn": "• koi mask nahi (har query har key padhti hai);",
-    },
-    "lab02.impl.off_by_one": {
-        "en": "• mask off by one (query i also reads key i + 1);",
-        "es": "• máscara desplazada en uno (la query i lee también la key i + 1);",
-        "de": "• Maske um eins verschoben (Query i liest auch Key i + 1);",
-        "hi-Latn": "• mask mein off-by-one (query i key i + 1 bhi padhti hai);",
-    },
-    "lab02.impl.mask_after_softmax": {
-        "en": "• 0/1 mask multiplied after the softmax (future scores still sit in the normaliser);",
-        "es": "• máscara 0/1 multiplicada después del softmax (los scores futuros siguen en el normalizador);",
-        "de": "• 0/1-Maske nach dem Softmax multipliziert (zukünftige Scores stecken noch im Normierer);",
-        "hi-Latn": "• 0/1 mask softmax ke baad multiply kiya (future scores abhi bhi normaliser mein hain);",
-    },
-    "lab02.impl.diagonal_masked": {
-        "en": "• diagonal masked too (row 0 has no key: NaN);",
-        "es": "• diagonal también enmascarada (la fila 0 no tiene key: NaN);",
-        "de": "• Diagonale mitmaskiert (Zeile 0 hat keinen Key: NaN);",
-        "hi-Latn": "• diagonal bhi mask (row 0 ke paas koi key nahi: NaN);",
-    },
-    "lab02.impl.middle_leak": {
-        "en": "• a leak from one middle position (every query also reads key T // 2);",
-        "es": "• una fuga desde una posición intermedia (cada query lee también la key T // 2);",
-        "de": "• ein Leck aus einer mittleren Position (jede Query liest auch Key T // 2);",
-        "hi-Latn": "• beech ki ek position se leak (har query key T // 2 bhi padhti hai);",
-    },
-    "lab02.impl.gradient_leak": {
-        "en": "• hard attention with a straight-through estimator whose soft surrogate has no mask (causal forward, leaking gradient);",
-        "es": "• atención dura con un estimador straight-through cuyo sustituto suave no tiene máscara (forward causal, gradiente con fuga);",
-        "de": "• harte Attention mit Straight-Through-Schätzer, dessen weicher Ersatz keine Maske hat (kausaler Forward, leckender Gradient);",
-        "hi-Latn": "• hard attention straight-through estimator ke saath, jiske soft surrogate mein mask nahi (forward causal, gradient leak karta hai);",
-    },
-    "lab02.jacobian_transposed": {
-        "en": "your pattern is transposed: entry (i, j) is True when OUTPUT i depends on INPUT j, so a causal function gives a lower triangle. The block is J[i, :, j, :] of the (T, d, T, d) Jacobian.",
-        "es": "tu patrón está traspuesto: la entrada (i, j) es True cuando la SALIDA i depende de la ENTRADA j, así que una función causal da un triángulo inferior. El bloque es J[i, :, j, :] del jacobiano (T, d, T, d).",
-        "de": "dein Muster ist transponiert: Eintrag (i, j) ist True, wenn AUSGABE i von EINGABE j abhängt; eine kausale Funktion ergibt also ein unteres Dreieck. Der Block ist J[i, :, j, :] der (T, d, T, d)-Jacobi-Matrix.",
-        "hi-Latn": "tumhara pattern transposed hai: entry (i, j) tab True hai jab OUTPUT i INPUT j par depend kare, isliye causal function lower triangle deta hai. Block (T, d, T, d) Jacobian ka J[i, :, j, :] hai.",
-    },
-    "lab02.gradient_leak_missed": {
-        "en": "you found every leak of the forward pass but not the one that lives only in the gradient (a straight-through estimator): its outputs do not move when you perturb the input, yet autograd shows a dependence. Use torch.autograd.functional.jacobian.",
-        "es": "encontraste todas las fugas del forward, pero no la que solo vive en el gradiente (un estimador straight-through): sus salidas no se mueven al perturbar la entrada, pero autograd muestra una dependencia. Usa torch.autograd.functional.jacobian.",
-        "de": "du hast alle Lecks des Forward-Passes gefunden, aber nicht das, das nur im Gradienten steckt (ein Straight-Through-Schätzer): seine Ausgaben bewegen sich bei gestörter Eingabe nicht, autograd zeigt trotzdem eine Abhängigkeit. Nimm torch.autograd.functional.jacobian.",
-        "hi-Latn": "tumne forward pass ke saare leaks pakad liye, lekin woh nahi jo sirf gradient mein hai (straight-through estimator): input perturb karne par iske outputs nahi hilte, phir bhi autograd dependence dikhata hai. torch.autograd.functional.jacobian use karo.",
-    },
-    "lab02.threshold_too_high": {
-        "en": "you missed weak dependencies: some Jacobian blocks are small but not zero (a leak through the softmax normaliser is small). Autograd gives exact zeros where there is no path, so test != 0 (or > 1e-12), not a large tolerance.",
-        "es": "se te escaparon dependencias débiles: algunos bloques del jacobiano son pequeños pero no cero (una fuga a través del normalizador del softmax es pequeña). Autograd da ceros exactos donde no hay camino, así que comprueba != 0 (o > 1e-12), no una tolerancia grande.",
-        "de": "dir sind schwache Abhängigkeiten entgangen: manche Blöcke der Jacobi-Matrix sind klein, aber nicht null (ein Leck über den Softmax-Normierer ist klein). Autograd liefert exakte Nullen, wo es keinen Pfad gibt; prüfe also != 0 (oder > 1e-12), keine große Toleranz.",
-        "hi-Latn": "tumse weak dependencies chhoot gayi: kuch Jacobian blocks chhote hain lekin zero nahi (softmax normaliser se aane wala leak chhota hota hai). Jahan path nahi hota wahan autograd exact zero deta hai, isliye != 0 (ya > 1e-12) test karo, badi tolerance nahi.",
-    },
-    "lab02.pattern_wrong": {
-        "en": "for {case} entry ({i}, {j}) of your pattern is {got}, which is wrong for this function:",
-        "es": "para {case} la entrada ({i}, {j}) de tu patrón es {got}, y eso es incorrecto para esta función:",
-        "de": "für {case} ist Eintrag ({i}, {j}) deines Musters {got}, und das ist für diese Funktion falsch:",
-        "hi-Latn": "{case} ke liye tumhare pattern ki entry ({i}, {j}) {got} hai, jo is function ke liye galat hai:",
-    },
-    "lab02.caught_all": {
-        "en": "It says \"causal\" for the correct functions, catches every leak (no mask, off by one, mask after the softmax, and a single leak at each position p = 1 … T-1), and answers with a bool for a function whose output is NaN.",
-        "es": "Dice «causal» para las funciones correctas, detecta todas las fugas (sin máscara, desplazada en uno, máscara después del softmax y una fuga aislada en cada posición p = 1 … T-1) y responde con un bool ante una función cuya salida es NaN.",
-        "de": "Er sagt „kausal“ zu den korrekten Funktionen, findet jedes Leck (keine Maske, um eins verschoben, Maske nach dem Softmax und ein einzelnes Leck an jeder Position p = 1 … T-1) und antwortet mit einem bool auf eine Funktion, deren Ausgabe NaN ist.",
-        "hi-Latn": "Yeh sahi functions ko \"causal\" bolta hai, har leak pakadta hai (koi mask nahi, off-by-one, softmax ke baad mask, aur har position p = 1 … T-1 par ek akela leak), aur NaN output wale function par bhi bool se jawab deta hai.",
-    },
-    "lab02.missed": {
-        "en": "It passed {caught} of {total} checks. Missed:",
-        "es": "Superó {caught} de {total} comprobaciones. Le faltaron:",
-        "de": "Er hat {caught} von {total} Prüfungen bestanden. Nicht bestanden:",
-        "hi-Latn": "Isne {total} mein se {caught} checks pass kiye. Chhoot gaye:",
-    },
-    "lab02.missed_positions": {
-        "en": "your test misses leaks that only some positions reveal: for each p the grader hands it a function in which one earlier query also reads key p. Perturb every position p = 1 … T-1 and compare all outputs before p, not only the last one or a few.",
-        "es": "tu test no ve fugas que solo revelan algunas posiciones: para cada p el corrector le pasa una función en la que una query anterior lee también la key p. Perturba cada posición p = 1 … T-1 y compara todas las salidas anteriores a p, no solo la última o unas pocas.",
-        "de": "dein Test übersieht Lecks, die nur manche Positionen zeigen: für jedes p bekommt er eine Funktion, in der eine frühere Query zusätzlich Key p liest. Störe jede Position p = 1 … T-1 und vergleiche alle Ausgaben vor p, nicht nur die letzte oder einige wenige.",
-        "hi-Latn": "tumhara test woh leaks miss karta hai jo sirf kuch positions dikhati hain: har p ke liye grader ek aisa function deta hai jismein pehle ki ek query key p bhi padhti hai. Har position p = 1 … T-1 perturb karo aur p se pehle ke saare outputs compare karo, sirf last ya do-chaar nahi.",
-    },
-    "lab02.crashes_on_nan": {
-        "en": "your test raised an error on a function whose output contains NaN. The rule of this lab: a non-finite output is a defect, not a leak, so either answer (True or False) is accepted for such a function, but a test must answer with a bool: check torch.isfinite(...) instead of letting an assert or a comparison raise.",
-        "es": "tu test lanzó un error con una función cuya salida contiene NaN. La regla de este lab: una salida no finita es un defecto, no una fuga, así que para esa función se acepta cualquier respuesta (True o False), pero un test debe responder con un bool: comprueba torch.isfinite(...) en lugar de dejar que un assert o una comparación lance un error.",
-        "de": "dein Test hat bei einer Funktion mit NaN in der Ausgabe einen Fehler ausgelöst. Die Regel dieses Labs: eine nicht endliche Ausgabe ist ein Defekt, kein Leck; für so eine Funktion gilt jede Antwort (True oder False), aber ein Test antwortet mit einem bool: prüfe torch.isfinite(...), statt ein assert oder einen Vergleich einen Fehler auslösen zu lassen.",
-        "hi-Latn": "NaN output wale function par tumhare test ne error raise kiya. Is lab ka rule: non-finite output ek defect hai, leak nahi, isliye aise function ke liye dono jawab (True ya False) chalenge, lekin test ko bool se hi jawab dena hai: assert ya comparison ko error raise karne dene ki jagah torch.isfinite(...) check karo.",
-    },
-    "lab02.no_evidence": {
-        "en": "your test said \"not causal\" for a function without showing why: none of the inputs it passed to that function reveal an earlier output moving. A verdict counts only if the test itself called the function on inputs that show the leak (the grader records them); recognising a function by its code earns nothing.",
-        "es": "tu test dijo «no causal» de una función sin mostrar por qué: ninguna de las entradas que le pasó revela que se mueva una salida anterior. Un veredicto solo cuenta si el propio test llamó a la función con entradas que muestran la fuga (el corrector las registra); reconocer una función por su código no da puntos.",
-        "de": "dein Test hat eine Funktion „nicht kausal“ genannt, ohne es zu zeigen: keine der Eingaben, mit denen er sie aufgerufen hat, lässt eine frühere Ausgabe sich bewegen. Ein Urteil zählt nur, wenn der Test die Funktion selbst mit Eingaben aufgerufen hat, die das Leck zeigen (der Grader zeichnet sie auf); eine Funktion an ihrem Code zu erkennen bringt nichts.",
-        "hi-Latn": "tumhare test ne ek function ko \"causal nahi\" bola par wajah nahi dikhayi: usne jo inputs function ko diye, unmein se kisi mein bhi pehle ka output hilta nahi dikhta. Verdict tabhi count hota hai jab test ne khud function ko aise inputs par call kiya ho jo leak dikhate hain (grader unhe record karta hai); code dekh kar function pehchaanne ke koi points nahi.",
-    },
-    "lab02.jacobian_no_call": {
-        "en": "for {case} your function returned a pattern without calling the function it was given on an input of shape (T, d). The pattern must come from autograd on that function, not from its code.",
-        "es": "para {case} tu función devolvió un patrón sin llamar a la función recibida con una entrada de forma (T, d). El patrón debe salir de autograd sobre esa función, no de su código.",
-        "de": "für {case} hat deine Funktion ein Muster zurückgegeben, ohne die übergebene Funktion mit einer Eingabe der Form (T, d) aufzurufen. Das Muster muss von autograd auf dieser Funktion kommen, nicht aus ihrem Code.",
-        "hi-Latn": "{case} ke liye tumhare function ne diye gaye function ko (T, d) shape ke input par call kiye bina pattern return kar diya. Pattern us function par autograd se aana chahiye, uske code se nahi.",
-    },
-    "lab02.impl.position_leaks": {
-        "en": "• a single leak at position(s) {positions}: one earlier query also reads that key (perturb every position and compare every earlier output);",
-        "es": "• una fuga aislada en la(s) posición(es) {positions}: una query anterior lee también esa key (perturba cada posición y compara cada salida anterior);",
-        "de": "• ein einzelnes Leck an Position(en) {positions}: eine frühere Query liest zusätzlich diesen Key (störe jede Position und vergleiche jede frühere Ausgabe);",
-        "hi-Latn": "• position(s) {positions} par ek akela leak: pehle ki ek query woh key bhi padhti hai (har position perturb karo aur pehle ka har output compare karo);",
-    },
-    "lab02.impl.position_leak": {
-        "en": "• a single leak: output {query} also reads key {key};",
-        "es": "• una fuga aislada: la salida {query} lee también la key {key};",
-        "de": "• ein einzelnes Leck: Ausgabe {query} liest zusätzlich Key {key};",
-        "hi-Latn": "• ek akela leak: output {query} key {key} bhi padhta hai;",
-    },
-    "lab02.impl.nan_rule": {
-        "en": "• a bool for a function whose output is NaN (diagonal masked too): your test raised instead;",
-        "es": "• un bool ante una función cuya salida es NaN (diagonal también enmascarada): tu test lanzó un error;",
-        "de": "• ein bool für eine Funktion mit NaN-Ausgabe (Diagonale mitmaskiert): dein Test hat stattdessen einen Fehler ausgelöst;",
-        "hi-Latn": "• NaN output wale function (diagonal bhi mask) ke liye bool: tumhare test ne uski jagah error raise kiya;",
-    },
-}
-
-i18n.register(MESSAGES)
+# Message keys this module builds at run time (diagnosed(name), f"lab02.<part>.{name}"), listed for `make catalogs`.
+N_(
+    "lab02.always_false", "lab02.always_true", "lab02.crashes_on_nan", "lab02.flags_correct",
+    "lab02.future_weight", "lab02.impl.attention", "lab02.impl.diagonal_masked", "lab02.impl.gradient_leak",
+    "lab02.impl.mask_after_softmax", "lab02.impl.middle_leak", "lab02.impl.no_mask", "lab02.impl.off_by_one",
+    "lab02.impl.position_leak", "lab02.impl.position_wise", "lab02.impl.prefix_mean", "lab02.missed_bugs",
+    "lab02.missed_positions", "lab02.nan_perturbation", "lab02.no_evidence", "lab02.outputs_swapped",
+    "lab02.raises_on_bug", "lab02.rows_not_normalised",
+)
 
 LAB = LabSpec(id="lab02", exercises=EXERCISES)

@@ -22,9 +22,10 @@ from typing import Any
 import numpy as np
 
 from .. import evidence, i18n
+from ..i18n import N_
 from ..exercise import Array, Case, Exercise, Feedback, Result, decode, describe, first_difference, shape_mismatch
 from . import LabSpec
-from .lab01 import rng_for
+from .tensors import rng_for
 
 ATOL = 1e-5  # the issue: "compare within 1e-5"
 MATCH_ATOL = 1e-4  # recognising a slip: float32 student output against a float64 candidate
@@ -638,220 +639,15 @@ def _trusted_decoder(bug: str, vocab: int, seed: int, leak):
 
 EXERCISES: list[Exercise] = [CausalSelfAttentionExercise(), PrefixTestExercise()]
 
-BUG_TEXT = {
-    "no_mask": {
-        "en": "the decoder without a mask (every position reads the whole sequence)",
-        "es": "el decodificador sin máscara (cada posición lee toda la secuencia)",
-        "de": "den Decoder ohne Maske (jede Position liest die ganze Folge)",
-        "hi-Latn": "bina mask wala decoder (har position poori sequence padh leti hai)",
-    },
-    "off_by_one": {
-        "en": "the off-by-one mask (position t also reads token t + 1)",
-        "es": "la máscara desplazada en uno (la posición t también lee el token t + 1)",
-        "de": "die um eins verschobene Maske (Position t liest auch Token t + 1)",
-        "hi-Latn": "off-by-one mask (position t token t + 1 bhi padh leti hai)",
-    },
-    "time_axis_norm": {
-        "en": "the normalisation over the time axis (every position sees the mean of all positions)",
-        "es": "la normalización sobre el eje del tiempo (cada posición ve la media de todas)",
-        "de": "die Normierung über die Zeitachse (jede Position sieht den Mittelwert aller Positionen)",
-        "hi-Latn": "time axis par normalisation (har position saari positions ka mean dekh leti hai)",
-    },
-    "shifted_input": {
-        "en": "the input pipeline shifted the wrong way (position t is fed token t + 1)",
-        "es": "el preprocesado desplazado al revés (la posición t recibe el token t + 1)",
-        "de": "die falsch herum verschobene Eingabe (Position t bekommt Token t + 1)",
-        "hi-Latn": "ulta shift hua input pipeline (position t ko token t + 1 mil jaata hai)",
-    },
-    "middle_leak": {
-        "en": "the leak from one middle token (position 0 reads token T // 2, not the last one)",
-        "es": "la fuga desde un token intermedio (la posición 0 lee el token T // 2, no el último)",
-        "de": "das Leck aus einem mittleren Token (Position 0 liest Token T // 2, nicht das letzte)",
-        "hi-Latn": "beech ke ek token se leak (position 0 token T // 2 padhti hai, last wala nahi)",
-    },
-}
-MISSED = {
-    "en": "Your test said True for {bug}.",
-    "es": "Tu prueba dijo True para {bug}.",
-    "de": "Dein Test sagte True für {bug}.",
-    "hi-Latn": "Tumhare test ne {bug} ke liye True bola.",
-}
-
-MESSAGES = {
-    "lab03.see_lab": {
-        "en": "(See §{section} of this lab.)",
-        "es": "(Consulta el §{section} de este lab.)",
-        "de": "(Siehe §{section} dieses Labs.)",
-        "hi-Latn": "(Is lab ka §{section} dekho.)",
-    },
-    "lab03.not_solved": {
-        "en": "⏳ Run this cell again once {name} is implemented.",
-        "es": "⏳ Vuelve a ejecutar esta celda cuando {name} esté implementado.",
-        "de": "⏳ Führe diese Zelle erneut aus, sobald {name} implementiert ist.",
-        "hi-Latn": "⏳ {name} implement ho jaye, tab yeh cell dobara run karna.",
-    },
-    # CausalSelfAttention
-    "lab03.no_mask": {
-        "en": "your output is attention without any causal mask: position t reads the tokens after it. Build one (T, T) mask, True where key j <= query i, and apply it to the scores of every head before the softmax.",
-        "es": "tu salida es atención sin máscara causal: la posición t lee los tokens que vienen después. Construye una máscara (T, T), True donde key j <= query i, y aplícala a los scores de cada cabeza antes del softmax.",
-        "de": "deine Ausgabe ist Attention ganz ohne kausale Maske: Position t liest die Tokens nach ihr. Baue eine (T, T)-Maske, True wo Key j <= Query i, und wende sie vor dem Softmax auf die Scores jedes Kopfes an.",
-        "hi-Latn": "tumhara output bina causal mask wala attention hai: position t apne baad ke tokens padh rahi hai. Ek (T, T) mask banao, True jahan key j <= query i, aur softmax se pehle har head ke scores par lagao.",
-    },
-    "lab03.diagonal_masked": {
-        "en": "your mask also blocks the diagonal (j = i): position 0 has no key left to read (NaN with -inf, zeros with SDPA). A position may read itself: allow j <= i, block only j > i.",
-        "es": "tu máscara también bloquea la diagonal (j = i): a la posición 0 no le queda ninguna key (NaN con -inf, ceros con SDPA). Una posición puede leerse a sí misma: permite j <= i y bloquea solo j > i.",
-        "de": "deine Maske sperrt auch die Diagonale (j = i): Position 0 bleibt kein Key zum Lesen (NaN mit -inf, Nullen mit SDPA). Eine Position darf sich selbst lesen: erlaube j <= i, sperre nur j > i.",
-        "hi-Latn": "tumhara mask diagonal (j = i) ko bhi block karta hai: position 0 ke paas padhne ko koi key nahi bachti (-inf ke saath NaN, SDPA ke saath zeros). Position khud ko padh sakti hai: j <= i allow karo, sirf j > i block karo.",
-    },
-    "lab03.wrong_triangle": {
-        "en": "your mask is transposed: position i reads the keys j >= i (the future) instead of j <= i. Use tril, not triu, for the allowed keys.",
-        "es": "tu máscara está traspuesta: la posición i lee las keys j >= i (el futuro) en lugar de j <= i. Usa tril, no triu, para las keys permitidas.",
-        "de": "deine Maske ist transponiert: Position i liest die Keys j >= i (die Zukunft) statt j <= i. Nimm tril, nicht triu, für die erlaubten Keys.",
-        "hi-Latn": "tumhara mask transposed hai: position i keys j >= i (future) padh rahi hai, j <= i nahi. Allowed keys ke liye tril use karo, triu nahi.",
-    },
-    "lab03.forgot_scale": {
-        "en": "you forgot the 1/√d_k scale: divide each head's scores by √d_k, with d_k = d_model // n_heads, before the softmax.",
-        "es": "olvidaste la escala 1/√d_k: divide los scores de cada cabeza entre √d_k, con d_k = d_model // n_heads, antes del softmax.",
-        "de": "du hast die Skalierung 1/√d_k vergessen: teile die Scores jedes Kopfes vor dem Softmax durch √d_k, mit d_k = d_model // n_heads.",
-        "hi-Latn": "tum 1/√d_k scale bhool gaye: softmax se pehle har head ke scores ko √d_k se divide karo, jahan d_k = d_model // n_heads.",
-    },
-    "lab03.scale_d_model": {
-        "en": "you scaled by 1/√d_model: each head's dot products have d_k = d_model // n_heads terms, so divide by √d_k.",
-        "es": "escalaste por 1/√d_model: los productos escalares de cada cabeza tienen d_k = d_model // n_heads términos, así que divide entre √d_k.",
-        "de": "du hast mit 1/√d_model skaliert: die Skalarprodukte eines Kopfes haben d_k = d_model // n_heads Summanden, also teile durch √d_k.",
-        "hi-Latn": "tumne 1/√d_model se scale kiya: har head ke dot product mein d_k = d_model // n_heads terms hote hain, isliye √d_k se divide karo.",
-    },
-    "lab03.wrong_axis": {
-        "en": "you normalised over the wrong axis: the scores are (B, n_heads, T_query, T_key) and the softmax runs over the keys, dim=-1, so that each query's row sums to 1.",
-        "es": "normalizaste sobre el eje equivocado: los scores son (B, n_heads, T_query, T_key) y el softmax va sobre las keys, dim=-1, para que la fila de cada query sume 1.",
-        "de": "du hast über die falsche Achse normiert: die Scores sind (B, n_heads, T_query, T_key), der Softmax läuft über die Keys, dim=-1, damit die Zeile jeder Query 1 ergibt.",
-        "hi-Latn": "tumne galat axis par normalise kiya: scores (B, n_heads, T_query, T_key) hain aur softmax keys par chalta hai, dim=-1, taaki har query ki row ka sum 1 ho.",
-    },
-    "lab03.heads_not_split": {
-        "en": "your output is single-head attention over all d_model features: n_heads is ignored. Split q, k and v into n_heads heads of width d_k = d_model // n_heads: view(B, T, n_heads, d_k).transpose(1, 2).",
-        "es": "tu salida es atención de una sola cabeza sobre las d_model componentes: n_heads se ignora. Divide q, k y v en n_heads cabezas de ancho d_k = d_model // n_heads: view(B, T, n_heads, d_k).transpose(1, 2).",
-        "de": "deine Ausgabe ist Attention mit einem einzigen Kopf über alle d_model Merkmale: n_heads wird ignoriert. Teile q, k und v in n_heads Köpfe der Breite d_k = d_model // n_heads: view(B, T, n_heads, d_k).transpose(1, 2).",
-        "hi-Latn": "tumhara output saare d_model features par single-head attention hai: n_heads ignore ho gaya. q, k aur v ko n_heads heads mein todo, har head ki width d_k = d_model // n_heads: view(B, T, n_heads, d_k).transpose(1, 2).",
-    },
-    "lab03.wrong_head_split": {
-        "en": "the heads are split or merged with a plain reshape: (B, T, d_model).view(B, n_heads, T, d_k) mixes positions and features. Split with view(B, T, n_heads, d_k).transpose(1, 2) and merge with transpose(1, 2).reshape(B, T, d_model).",
-        "es": "las cabezas se separan o se juntan con un simple reshape: (B, T, d_model).view(B, n_heads, T, d_k) mezcla posiciones y componentes. Separa con view(B, T, n_heads, d_k).transpose(1, 2) y junta con transpose(1, 2).reshape(B, T, d_model).",
-        "de": "die Köpfe werden mit einem bloßen reshape getrennt oder zusammengefügt: (B, T, d_model).view(B, n_heads, T, d_k) vermischt Positionen und Merkmale. Trenne mit view(B, T, n_heads, d_k).transpose(1, 2) und füge mit transpose(1, 2).reshape(B, T, d_model) zusammen.",
-        "hi-Latn": "heads ko simple reshape se split ya merge kiya gaya: (B, T, d_model).view(B, n_heads, T, d_k) positions aur features ko mix kar deta hai. Split karo view(B, T, n_heads, d_k).transpose(1, 2) se, aur merge karo transpose(1, 2).reshape(B, T, d_model) se.",
-    },
-    "lab03.heads_wrong": {
-        "en": "right with one head, wrong with several: look at how you split q, k, v into heads of width d_model // n_heads and how you merge them back before out_proj.",
-        "es": "correcto con una cabeza, incorrecto con varias: revisa cómo separas q, k, v en cabezas de ancho d_model // n_heads y cómo las juntas antes de out_proj.",
-        "de": "richtig mit einem Kopf, falsch mit mehreren: prüfe, wie du q, k, v in Köpfe der Breite d_model // n_heads trennst und vor out_proj wieder zusammenfügst.",
-        "hi-Latn": "ek head ke saath sahi, kai heads ke saath galat: dekho q, k, v ko d_model // n_heads width ke heads mein kaise split karte ho aur out_proj se pehle wapas kaise merge karte ho.",
-    },
-    "lab03.mask_not_shared": {
-        "en": "only the first head is masked, the other heads read the future. One causal mask serves all heads: give it shape (T, T) or (B, 1, T, T) so that it broadcasts over the head axis.",
-        "es": "solo la primera cabeza está enmascarada; las demás leen el futuro. Una sola máscara causal sirve a todas las cabezas: dale forma (T, T) o (B, 1, T, T) para que se difunda sobre el eje de las cabezas.",
-        "de": "nur der erste Kopf ist maskiert, die anderen lesen die Zukunft. Eine kausale Maske gilt für alle Köpfe: gib ihr die Form (T, T) oder (B, 1, T, T), damit sie über die Kopfachse broadcastet.",
-        "hi-Latn": "sirf pehla head masked hai, baaki heads future padh rahe hain. Ek hi causal mask saare heads ke liye hai: use shape (T, T) ya (B, 1, T, T) do taaki woh head axis par broadcast ho.",
-    },
-    "lab03.mask_batch_on_heads": {
-        "en": "your mask has shape (B, T, T): against scores (B, n_heads, T, T) it broadcasts as (1, B, T, T), so the padding of sequence b lands on head b. Give the mask shape (B, 1, T, T).",
-        "es": "tu máscara tiene forma (B, T, T): frente a scores (B, n_heads, T, T) se difunde como (1, B, T, T), así que el padding de la secuencia b cae en la cabeza b. Dale forma (B, 1, T, T).",
-        "de": "deine Maske hat die Form (B, T, T): gegen Scores (B, n_heads, T, T) broadcastet sie als (1, B, T, T), also landet das Padding von Folge b auf Kopf b. Gib der Maske die Form (B, 1, T, T).",
-        "hi-Latn": "tumhare mask ki shape (B, T, T) hai: scores (B, n_heads, T, T) ke against woh (1, B, T, T) ban kar broadcast hota hai, toh sequence b ka padding head b par lag jaata hai. Mask ko shape (B, 1, T, T) do.",
-    },
-    "lab03.padding_ignored": {
-        "en": "right at every real position, but the padded positions read the padding keys: the key mask is missing. With right padding and a causal mask a real token never reaches a padding key, so only the padded rows show it; the same module with left padding (batched generation, chapter 05) would read padding. Block the keys j >= lengths[b] as well.",
-        "es": "correcto en todas las posiciones reales, pero las posiciones de padding leen las keys de padding: falta la máscara de keys. Con padding a la derecha y máscara causal un token real nunca llega a una key de padding, así que solo lo muestran las filas de padding; el mismo módulo con padding a la izquierda (generación por lotes, capítulo 05) leería padding. Bloquea también las keys j >= lengths[b].",
-        "de": "an jeder echten Position richtig, aber die Padding-Positionen lesen die Padding-Keys: die Key-Maske fehlt. Mit Padding rechts und kausaler Maske erreicht ein echtes Token nie einen Padding-Key, deshalb zeigen es nur die Padding-Zeilen; dasselbe Modul mit Padding links (Batch-Generierung, Kapitel 05) würde Padding lesen. Sperre zusätzlich die Keys j >= lengths[b].",
-        "hi-Latn": "har real position par sahi, lekin padded positions padding keys padh rahi hain: key mask missing hai. Right padding aur causal mask ke saath real token kabhi padding key tak nahi pahunchta, isliye yeh sirf padded rows mein dikhta hai; wahi module left padding (batched generation, chapter 05) ke saath padding padh lega. Keys j >= lengths[b] ko bhi block karo.",
-    },
-    "lab03.padding_wrong": {
-        "en": "right without lengths, wrong with them: combine the two masks with AND, allowed[b, 0, i, j] = (j <= i) and (j < lengths[b]), shape (B, 1, T, T); lengths may come as a list or a tensor.",
-        "es": "correcto sin lengths, incorrecto con ellas: combina las dos máscaras con AND, allowed[b, 0, i, j] = (j <= i) and (j < lengths[b]), forma (B, 1, T, T); lengths puede llegar como lista o como tensor.",
-        "de": "ohne lengths richtig, mit lengths falsch: verknüpfe beide Masken mit UND, allowed[b, 0, i, j] = (j <= i) and (j < lengths[b]), Form (B, 1, T, T); lengths kann als Liste oder als Tensor kommen.",
-        "hi-Latn": "lengths ke bina sahi, unke saath galat: dono masks ko AND se jodo, allowed[b, 0, i, j] = (j <= i) and (j < lengths[b]), shape (B, 1, T, T); lengths list ya tensor dono ho sakta hai.",
-    },
-    "lab03.layers_missing": {
-        "en": "the reference weights could not be loaded ({message}). The module needs exactly four layers nn.Linear(d_model, d_model) with bias, named q_proj, k_proj, v_proj and out_proj, and no other parameters.",
-        "es": "no se pudieron cargar los pesos de referencia ({message}). El módulo necesita exactamente cuatro capas nn.Linear(d_model, d_model) con bias, llamadas q_proj, k_proj, v_proj y out_proj, y ningún otro parámetro.",
-        "de": "die Referenzgewichte ließen sich nicht laden ({message}). Das Modul braucht genau vier Schichten nn.Linear(d_model, d_model) mit Bias, namens q_proj, k_proj, v_proj und out_proj, und keine weiteren Parameter.",
-        "hi-Latn": "reference weights load nahi ho paaye ({message}). Module mein exactly chaar layers nn.Linear(d_model, d_model) bias ke saath chahiye, naam q_proj, k_proj, v_proj aur out_proj, aur koi doosra parameter nahi.",
-    },
-    # prefix_test
-    "lab03.always_true": {
-        "en": "It says True for every decoder, even those that leak. For each t, change the tokens after t and compare the logits at positions <= t before and after.",
-        "es": "Dice True para todos los decodificadores, incluso los que tienen fugas. Para cada t, cambia los tokens después de t y compara los logits en las posiciones <= t antes y después.",
-        "de": "Er sagt True für jeden Decoder, auch für die undichten. Verändere für jedes t die Tokens nach t und vergleiche die Logits an den Positionen <= t vorher und nachher.",
-        "hi-Latn": "Yeh har decoder ke liye True bolta hai, leaky walon ke liye bhi. Har t ke liye t ke baad ke tokens badlo aur positions <= t ke logits pehle aur baad mein compare karo.",
-    },
-    "lab03.always_false": {
-        "en": "your test says False for every decoder, the correct one included. A test that rejects everything proves nothing: it must say True for the correct decoder (no points until it does). Compare with a tolerance, and only the logits at positions <= t.",
-        "es": "tu prueba dice False para todos los decodificadores, incluido el correcto. Una prueba que lo rechaza todo no demuestra nada: debe decir True para el decodificador correcto (sin puntos hasta que lo haga). Compara con una tolerancia, y solo los logits en las posiciones <= t.",
-        "de": "dein Test sagt False für jeden Decoder, auch für den richtigen. Ein Test, der alles ablehnt, beweist nichts: er muss für den richtigen Decoder True sagen (vorher gibt es keine Punkte). Vergleiche mit einer Toleranz und nur die Logits an den Positionen <= t.",
-        "hi-Latn": "tumhara test har decoder ke liye False bolta hai, sahi wale ke liye bhi. Jo test sab kuch reject kare woh kuch prove nahi karta: sahi decoder ke liye use True bolna hoga (tab tak zero points). Tolerance ke saath compare karo, aur sirf positions <= t ke logits.",
-    },
-    "lab03.rejects_correct": {
-        "en": "your test says the correct decoder is not causal. It must say True for it (no points until it does): compare only the logits at positions <= t, with a tolerance such as 1e-5, and change only tokens after t.",
-        "es": "tu prueba dice que el decodificador correcto no es causal. Debe decir True para él (sin puntos hasta que lo haga): compara solo los logits en las posiciones <= t, con una tolerancia como 1e-5, y cambia solo tokens después de t.",
-        "de": "dein Test hält den richtigen Decoder für nicht kausal. Er muss für ihn True sagen (vorher gibt es keine Punkte): vergleiche nur die Logits an den Positionen <= t, mit einer Toleranz wie 1e-5, und verändere nur Tokens nach t.",
-        "hi-Latn": "tumhara test sahi decoder ko non-causal bolta hai. Uske liye True aana chahiye (tab tak zero points): sirf positions <= t ke logits compare karo, 1e-5 jaisi tolerance ke saath, aur sirf t ke baad ke tokens badlo.",
-    },
-    "lab03.crashes": {
-        "en": "On the decoder {bug} your test raised {type} instead of returning False: {message}. A test answers with a bool: compare and return False, don't assert.",
-        "es": "Con el decodificador {bug} tu prueba lanzó {type} en lugar de devolver False: {message}. Una prueba responde con un bool: compara y devuelve False, no uses assert.",
-        "de": "Beim Decoder {bug} hat dein Test {type} ausgelöst, statt False zurückzugeben: {message}. Ein Test antwortet mit einem bool: vergleiche und gib False zurück, statt assert zu benutzen.",
-        "hi-Latn": "Decoder {bug} par tumhare test ne False return karne ki jagah {type} raise kiya: {message}. Test ka jawab bool hota hai: compare karo aur False return karo, assert mat karo.",
-    },
-    "lab03.missed_bugs": {
-        "en": "Each decoder it accepted lets a position see a token after it. For every t, change the tokens after t and compare the logits at positions <= t.",
-        "es": "Cada decodificador que aceptó deja que una posición vea un token posterior. Para cada t, cambia los tokens después de t y compara los logits en las posiciones <= t.",
-        "de": "Jeder Decoder, den er akzeptiert hat, lässt eine Position ein späteres Token sehen. Verändere für jedes t die Tokens nach t und vergleiche die Logits an den Positionen <= t.",
-        "hi-Latn": "Jo bhi decoder isne accept kiya, usme koi position apne baad ka token dekh leti hai. Har t ke liye t ke baad ke tokens badlo aur positions <= t ke logits compare karo.",
-    },
-    "lab03.wrong_type": {
-        "en": "prefix_test answers with a bool: True (causal) or False (leaks).",
-        "es": "prefix_test responde con un bool: True (causal) o False (tiene fugas).",
-        "de": "prefix_test antwortet mit einem bool: True (kausal) oder False (undicht).",
-        "hi-Latn": "prefix_test ka jawab ek bool hai: True (causal) ya False (leak hai).",
-    },
-    "lab03.returned_none": {
-        "en": "for {case} expected {expected}, but got {got}: did you forget `return`?",
-        "es": "para {case} se esperaba {expected}, pero llegó {got}: ¿olvidaste el `return`?",
-        "de": "für {case} wurde {expected} erwartet, zurück kam aber {got}: fehlt ein `return`?",
-        "hi-Latn": "{case} ke liye {expected} expected tha, lekin mila {got}: kahin `return` to nahi bhool gaye?",
-    },
-    "lab03.caught_all": {
-        "en": "It says True for the correct decoder and rejects every leaking one: no mask, off by one, normalisation over time, the shifted input, and a single leak at each position t = 0 … T-2.",
-        "es": "Dice True para el decodificador correcto y rechaza todos los que tienen fugas: sin máscara, desplazada en uno, normalización sobre el tiempo, la entrada desplazada y una fuga aislada en cada posición t = 0 … T-2.",
-        "de": "Er sagt True für den richtigen Decoder und lehnt jeden undichten ab: keine Maske, um eins verschoben, Normierung über die Zeit, die verschobene Eingabe und ein einzelnes Leck an jeder Position t = 0 … T-2.",
-        "hi-Latn": "Yeh sahi decoder ke liye True bolta hai aur har leaky decoder ko reject karta hai: koi mask nahi, off-by-one, time par normalisation, shifted input, aur har position t = 0 … T-2 par ek akela leak.",
-    },
-    "lab03.passed_checks": {
-        "en": "Your test passed {caught} of the {total} checks.",
-        "es": "Tu prueba superó {caught} de las {total} comprobaciones.",
-        "de": "Dein Test hat {caught} der {total} Prüfungen bestanden.",
-        "hi-Latn": "Tumhare test ne {total} mein se {caught} checks pass kiye.",
-    },
-    "lab03.missed.positions": {
-        "en": "It accepted decoders in which a single position reads a later token, at position(s) {positions}.",
-        "es": "Aceptó decodificadores en los que una sola posición lee un token posterior, en la(s) posición(es) {positions}.",
-        "de": "Er hat Decoder akzeptiert, in denen eine einzige Position ein späteres Token liest, an Position(en) {positions}.",
-        "hi-Latn": "Isne aise decoders accept kiye jinmein sirf ek position baad ka token padhti hai, position(s) {positions} par.",
-    },
-    "lab03.missed_positions": {
-        "en": "It misses leaks that only some prefix lengths reveal (comparing position 0 alone, or the last position alone, is not enough). For every t = 0 … T-2, change all the tokens after t and compare the logits at every position <= t.",
-        "es": "No ve fugas que solo revelan algunas longitudes de prefijo (comparar solo la posición 0, o solo la última, no basta). Para cada t = 0 … T-2, cambia todos los tokens después de t y compara los logits en cada posición <= t.",
-        "de": "Er übersieht Lecks, die nur manche Präfixlängen zeigen (nur Position 0 oder nur die letzte Position zu vergleichen reicht nicht). Verändere für jedes t = 0 … T-2 alle Tokens nach t und vergleiche die Logits an jeder Position <= t.",
-        "hi-Latn": "Yeh woh leaks miss karta hai jo sirf kuch prefix lengths dikhati hain (sirf position 0 ya sirf last position compare karna kaafi nahi). Har t = 0 … T-2 ke liye t ke baad ke saare tokens badlo aur har position <= t ke logits compare karo.",
-    },
-    "lab03.no_evidence": {
-        "en": "It rejected a decoder without showing why: none of the inputs it passed to that decoder agree up to some t while their logits at or before t differ. A rejection counts only if the test itself called the decoder on inputs that show the leak (the grader records them); recognising a decoder by its code earns nothing.",
-        "es": "Rechazó un decodificador sin mostrar por qué: ninguna de las entradas que le pasó coincide hasta algún t con logits distintos en t o antes. Un rechazo solo cuenta si la propia prueba llamó al decodificador con entradas que muestran la fuga (el corrector las registra); reconocer un decodificador por su código no da puntos.",
-        "de": "Er hat einen Decoder abgelehnt, ohne es zu zeigen: keine seiner Eingaben an diesen Decoder stimmt bis zu einem t überein, während die Logits an t oder davor abweichen. Eine Ablehnung zählt nur, wenn der Test den Decoder selbst mit Eingaben aufgerufen hat, die das Leck zeigen (der Grader zeichnet sie auf); einen Decoder an seinem Code zu erkennen bringt nichts.",
-        "hi-Latn": "Isne ek decoder ko reject kiya par wajah nahi dikhayi: usko diye gaye inputs mein koi bhi do aise nahi jo kisi t tak same hon aur t ya usse pehle ke logits alag hon. Rejection tabhi count hota hai jab test ne khud decoder ko aise inputs par call kiya ho jo leak dikhate hain (grader unhe record karta hai); code dekh kar decoder pehchaanne ke koi points nahi.",
-    },
-}
-for _bug, _texts in BUG_TEXT.items():
-    MESSAGES[f"lab03.missed.{_bug}"] = {lang: MISSED[lang].format(bug=text) for lang, text in _texts.items()}
-
-i18n.register(MESSAGES)
+# Message keys this module builds at run time (diagnosed(name), f"lab03.<part>.{name}"), listed for `make catalogs`.
+N_(
+    "lab03.always_false", "lab03.always_true", "lab03.diagonal_masked", "lab03.forgot_scale",
+    "lab03.heads_not_split", "lab03.heads_wrong", "lab03.layers_missing", "lab03.mask_batch_on_heads",
+    "lab03.mask_not_shared", "lab03.missed.middle_leak", "lab03.missed.no_mask", "lab03.missed.off_by_one",
+    "lab03.missed.shifted_input", "lab03.missed.time_axis_norm", "lab03.missed_bugs",
+    "lab03.missed_positions", "lab03.no_evidence", "lab03.no_mask", "lab03.padding_ignored",
+    "lab03.padding_wrong", "lab03.rejects_correct", "lab03.scale_d_model", "lab03.see_lab",
+    "lab03.wrong_axis", "lab03.wrong_head_split", "lab03.wrong_triangle",
+)
 
 LAB = LabSpec(id="lab03", exercises=EXERCISES)

@@ -17,10 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from .. import i18n
+from ..i18n import N_
 from ..exercise import Array, Case, Exercise, Feedback, Result, describe, first_difference, shape_mismatch
 from . import LabSpec
-from .lab01 import rng_for
+from .tensors import rng_for
 from .lab03 import LabExercise, arg_array, close_nan, f32, is_float_array, softmax, tensor_arg
 
 ATOL = 1e-5
@@ -267,105 +267,11 @@ class CachedAttentionExercise(LabExercise):
 
 EXERCISES: list[Exercise] = [KVCacheMaskExercise(), CachedAttentionExercise()]
 
-MESSAGES = {
-    "lab04.see_lab": {
-        "en": "(See §{section} of this lab.)",
-        "es": "(Consulta el §{section} de este lab.)",
-        "de": "(Siehe §{section} dieses Labs.)",
-        "hi-Latn": "(Is lab ka §{section} dekho.)",
-    },
-    "lab04.top_left": {
-        "en": "your mask is aligned top-left, like is_causal=True or tril(ones(T_new, T_past + T_new)): new query k then sees keys 0 .. k, and a single new token sees only key 0. Align it bottom-right: new query k sits at position T_past + k and sees keys 0 .. T_past + k (tril with diagonal=T_past).",
-        "es": "tu máscara está alineada arriba a la izquierda, como is_causal=True o tril(ones(T_new, T_past + T_new)): la query nueva k ve entonces las keys 0 .. k, y un único token nuevo solo ve la key 0. Alinéala abajo a la derecha: la query nueva k está en la posición T_past + k y ve las keys 0 .. T_past + k (tril con diagonal=T_past).",
-        "de": "deine Maske ist oben links ausgerichtet, wie is_causal=True oder tril(ones(T_new, T_past + T_new)): die neue Query k sieht dann die Keys 0 .. k, und ein einzelnes neues Token sieht nur Key 0. Richte sie unten rechts aus: die neue Query k steht an Position T_past + k und sieht die Keys 0 .. T_past + k (tril mit diagonal=T_past).",
-        "hi-Latn": "tumhara mask top-left aligned hai, jaise is_causal=True ya tril(ones(T_new, T_past + T_new)): tab new query k sirf keys 0 .. k dekhti hai, aur akela new token sirf key 0 dekhta hai. Ise bottom-right align karo: new query k position T_past + k par hai aur keys 0 .. T_past + k dekhti hai (tril with diagonal=T_past).",
-    },
-    "lab04.diagonal_masked": {
-        "en": "your mask also blocks the diagonal: new query k must see its own key too, at column T_past + k.",
-        "es": "tu máscara también bloquea la diagonal: la query nueva k debe ver también su propia key, en la columna T_past + k.",
-        "de": "deine Maske sperrt auch die Diagonale: die neue Query k muss auch ihren eigenen Key sehen, in Spalte T_past + k.",
-        "hi-Latn": "tumhara mask diagonal bhi block karta hai: new query k ko apni khud ki key bhi dikhni chahiye, column T_past + k par.",
-    },
-    "lab04.off_by_one": {
-        "en": "new query k sees one key too many: column T_past + k + 1 is the next token, which is not there yet at inference. Use diagonal=T_past.",
-        "es": "la query nueva k ve una key de más: la columna T_past + k + 1 es el token siguiente, que en inferencia aún no existe. Usa diagonal=T_past.",
-        "de": "die neue Query k sieht einen Key zu viel: Spalte T_past + k + 1 ist das nächste Token, das es bei der Inferenz noch nicht gibt. Nimm diagonal=T_past.",
-        "hi-Latn": "new query k ek key zyada dekh rahi hai: column T_past + k + 1 agla token hai, jo inference ke waqt abhi exist hi nahi karta. diagonal=T_past use karo.",
-    },
-    "lab04.inverted": {
-        "en": "True and False are swapped: here True means 'may attend' (the convention of F.scaled_dot_product_attention), not 'blocked' (nn.MultiheadAttention).",
-        "es": "True y False están intercambiados: aquí True significa «puede atender» (la convención de F.scaled_dot_product_attention), no «bloqueado» (nn.MultiheadAttention).",
-        "de": "True und False sind vertauscht: hier bedeutet True „darf lesen“ (die Konvention von F.scaled_dot_product_attention), nicht „gesperrt“ (nn.MultiheadAttention).",
-        "hi-Latn": "True aur False ulte hain: yahan True ka matlab 'padh sakti hai' (F.scaled_dot_product_attention ka convention), 'blocked' nahi (nn.MultiheadAttention wala).",
-    },
-    "lab04.no_mask": {
-        "en": "every new query sees every key: right for one new token, wrong for a chunk of several. New query k must not see the new keys after column T_past + k.",
-        "es": "cada query nueva ve todas las keys: correcto para un solo token nuevo, incorrecto para un bloque de varios. La query nueva k no debe ver las keys nuevas después de la columna T_past + k.",
-        "de": "jede neue Query sieht jeden Key: richtig für ein einzelnes neues Token, falsch für einen Block aus mehreren. Die neue Query k darf die neuen Keys nach Spalte T_past + k nicht sehen.",
-        "hi-Latn": "har new query har key dekh rahi hai: ek new token ke liye sahi, kai tokens ke chunk ke liye galat. New query k ko column T_past + k ke baad wali new keys nahi dikhni chahiye.",
-    },
-    "lab04.past_blocked": {
-        "en": "the new queries do not see the cache: the T_past keys of earlier tokens are always allowed; only new keys after the query are blocked.",
-        "es": "las queries nuevas no ven la caché: las T_past keys de los tokens anteriores siempre están permitidas; solo se bloquean las keys nuevas posteriores a la query.",
-        "de": "die neuen Queries sehen den Cache nicht: die T_past Keys früherer Tokens sind immer erlaubt; gesperrt sind nur neue Keys nach der Query.",
-        "hi-Latn": "new queries cache ko nahi dekh paa rahi: pichhle tokens ki T_past keys hamesha allowed hain; sirf query ke baad wali new keys block hoti hain.",
-    },
-    "lab04.transposed": {
-        "en": "your mask is transposed: rows are the T_new new queries, columns the T_past + T_new keys.",
-        "es": "tu máscara está traspuesta: las filas son las T_new queries nuevas y las columnas las T_past + T_new keys.",
-        "de": "deine Maske ist transponiert: Zeilen sind die T_new neuen Queries, Spalten die T_past + T_new Keys.",
-        "hi-Latn": "tumhara mask transposed hai: rows T_new new queries hain, columns T_past + T_new keys.",
-    },
-    "lab04.forgot_scale": {
-        "en": "you forgot the 1/√d_k scale: divide the scores by √d_k before the softmax, as without a cache.",
-        "es": "olvidaste la escala 1/√d_k: divide los scores entre √d_k antes del softmax, igual que sin caché.",
-        "de": "du hast die Skalierung 1/√d_k vergessen: teile die Scores vor dem Softmax durch √d_k, genau wie ohne Cache.",
-        "hi-Latn": "tum 1/√d_k scale bhool gaye: softmax se pehle scores ko √d_k se divide karo, bilkul cache ke bina jaise.",
-    },
-    "lab04.wrong_axis": {
-        "en": "you normalised over the wrong axis: the scores are (..., T_new, T_past + T_new) and the softmax runs over the keys, dim=-1.",
-        "es": "normalizaste sobre el eje equivocado: los scores son (..., T_new, T_past + T_new) y el softmax va sobre las keys, dim=-1.",
-        "de": "du hast über die falsche Achse normiert: die Scores sind (..., T_new, T_past + T_new), der Softmax läuft über die Keys, dim=-1.",
-        "hi-Latn": "tumne galat axis par normalise kiya: scores (..., T_new, T_past + T_new) hain aur softmax keys par chalta hai, dim=-1.",
-    },
-    "lab04.past_ignored": {
-        "en": "the new queries attend only to the new keys: concatenate first (k_all = torch.cat([past_k, k], dim=-2), the same for v) and attend over k_all and v_all.",
-        "es": "las queries nuevas solo atienden a las keys nuevas: concatena primero (k_all = torch.cat([past_k, k], dim=-2), igual con v) y atiende sobre k_all y v_all.",
-        "de": "die neuen Queries lesen nur die neuen Keys: hänge zuerst an (k_all = torch.cat([past_k, k], dim=-2), ebenso für v) und rechne die Attention über k_all und v_all.",
-        "hi-Latn": "new queries sirf new keys padh rahi hain: pehle concatenate karo (k_all = torch.cat([past_k, k], dim=-2), v ke liye bhi same) aur attention k_all, v_all par lagao.",
-    },
-    "lab04.cache_not_appended": {
-        "en": "k_all has only the new keys: return the cache grown by the new ones, torch.cat([past_k, k], dim=-2) (T_past + T_new rows), and the same for v_all.",
-        "es": "k_all solo tiene las keys nuevas: devuelve la caché ampliada con las nuevas, torch.cat([past_k, k], dim=-2) (T_past + T_new filas), y lo mismo para v_all.",
-        "de": "k_all enthält nur die neuen Keys: gib den um die neuen erweiterten Cache zurück, torch.cat([past_k, k], dim=-2) (T_past + T_new Zeilen), und ebenso v_all.",
-        "hi-Latn": "k_all mein sirf new keys hain: cache ko new keys se badha kar return karo, torch.cat([past_k, k], dim=-2) (T_past + T_new rows), aur v_all ke liye bhi same.",
-    },
-    "lab04.cache_order": {
-        "en": "the cache is in the wrong order: the past comes first, k_all = torch.cat([past_k, k], dim=-2), so that row j of k_all is the key of position j.",
-        "es": "la caché está en el orden equivocado: el pasado va primero, k_all = torch.cat([past_k, k], dim=-2), para que la fila j de k_all sea la key de la posición j.",
-        "de": "der Cache steht in der falschen Reihenfolge: die Vergangenheit kommt zuerst, k_all = torch.cat([past_k, k], dim=-2), damit Zeile j von k_all der Key von Position j ist.",
-        "hi-Latn": "cache galat order mein hai: past pehle aata hai, k_all = torch.cat([past_k, k], dim=-2), taaki k_all ki row j position j ki key ho.",
-    },
-    "lab04.wrong_cache": {
-        "en": "on the case {case}, k_all or v_all is not the past followed by the new keys and values: torch.cat([past_k, k], dim=-2); without a cache, k_all is k itself.",
-        "es": "en el caso {case}, k_all o v_all no es el pasado seguido de las keys y values nuevas: torch.cat([past_k, k], dim=-2); sin caché, k_all es el propio k.",
-        "de": "im Fall {case} ist k_all oder v_all nicht die Vergangenheit gefolgt von den neuen Keys und Values: torch.cat([past_k, k], dim=-2); ohne Cache ist k_all einfach k.",
-        "hi-Latn": "case {case} mein k_all ya v_all past ke baad new keys aur values nahi hai: torch.cat([past_k, k], dim=-2); cache ke bina k_all khud k hai.",
-    },
-    "lab04.wrong_return": {
-        "en": "cached_attention returns three tensors: (out, k_all, v_all).",
-        "es": "cached_attention devuelve tres tensores: (out, k_all, v_all).",
-        "de": "cached_attention gibt drei Tensoren zurück: (out, k_all, v_all).",
-        "hi-Latn": "cached_attention teen tensors return karta hai: (out, k_all, v_all).",
-    },
-    "lab04.not_solved": {
-        "en": "⏳ Run this cell again once {name} is implemented.",
-        "es": "⏳ Vuelve a ejecutar esta celda cuando {name} esté implementado.",
-        "de": "⏳ Führe diese Zelle erneut aus, sobald {name} implementiert ist.",
-        "hi-Latn": "⏳ {name} implement ho jaye, tab yeh cell dobara run karna.",
-    },
-}
-
-i18n.register(MESSAGES)
+# Message keys this module builds at run time (diagnosed(name), f"lab04.<part>.{name}"), listed for `make catalogs`.
+N_(
+    "lab04.cache_not_appended", "lab04.cache_order", "lab04.diagonal_masked", "lab04.forgot_scale",
+    "lab04.inverted", "lab04.no_mask", "lab04.off_by_one", "lab04.past_blocked", "lab04.past_ignored",
+    "lab04.see_lab", "lab04.top_left", "lab04.transposed", "lab04.wrong_axis", "lab04.wrong_cache",
+)
 
 LAB = LabSpec(id="lab04", exercises=EXERCISES)

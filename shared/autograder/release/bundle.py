@@ -31,7 +31,6 @@ SHARED_MODULES = ("exercise.py", "runtime.py", "notebook_lang.py", "evidence.py"
 LABBOOK_MODULES = ("show.py", "explorer.py", "needs.py")
 STANDARD_KERNEL = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
 MARKER = ".labbook-student-release"
-LANG_NAMES = {"en": "English", "es": "Español", "de": "Deutsch", "hi-Latn": "Hinglish"}
 
 
 def repo_root() -> Path:
@@ -75,23 +74,15 @@ def write_index(listed: dict, out: Path) -> None:
     cells = [nbformat.v4.new_markdown_cell(
         "# Causal attention: a lab book\n\n"
         "Pick your language. / Elige tu idioma. / Wähle deine Sprache. / Apni language chuno.\n\n"
-        + " · ".join(f"[{LANG_NAMES.get(lang, lang)}](#{LANG_NAMES.get(lang, lang)})" for lang in listed))]
+        + " · ".join(f"[{i18n.LANGUAGE_NAMES.get(lang, lang)}](#{i18n.LANGUAGE_NAMES.get(lang, lang)})" for lang in listed))]
     for lang, entries in listed.items():
-        lines = [f"## {LANG_NAMES.get(lang, lang)}", ""] + [f"- [{title}]({path})" for path, title in entries]
+        lines = [f"## {i18n.LANGUAGE_NAMES.get(lang, lang)}", ""] + [f"- [{title}]({path})" for path, title in entries]
         cells.append(nbformat.v4.new_markdown_cell("\n".join(lines)))
     index = nbformat.v4.new_notebook(cells=cells)
     for number, cell in enumerate(index.cells):
         cell.id = f"index{number:02d}"
     index.metadata = nbformat.from_dict({"kernelspec": dict(STANDARD_KERNEL), "lang": "mul"})
     nbformat.write(index, out / "index.ipynb")
-
-
-def labbook_texts() -> dict:
-    from labbook import texts
-
-    if not hasattr(texts, "TEXTS"):  # the book's texts moved: dump them here through their new public API
-        raise SystemExit("release: labbook.texts has no TEXTS {key: {lang: text}} to dump for the student package")
-    return {key: {lang: texts.tr(key, lang) for lang in i18n.LANGS} for key in texts.TEXTS}
 
 
 def write_packages(root: Path, out: Path) -> None:
@@ -107,8 +98,6 @@ def write_packages(root: Path, out: Path) -> None:
     replay.dump(data / "labs.json", replay.record_all())
     replay.dump(data / "messages.json", replay.messages())
     replay.dump(data / "lab03_decoders.json", replay.public_decoders())
-    (out / "labbook" / "data").mkdir()
-    replay.dump(out / "labbook" / "data" / "texts.json", labbook_texts())
 
 
 def write_files(root: Path, out: Path) -> None:

@@ -15,7 +15,7 @@ import numpy as np
 from .. import i18n
 from ..exercise import Exercise, Result
 from ..labs import LAB_IDS, get_lab
-from ..labs import lab00, lab01
+from ..labs import lab00, lab01, tensors
 
 
 def plain_result(result: Result) -> dict:
@@ -34,31 +34,31 @@ def _public(exercise: Exercise, ctx: dict) -> list:
     return [case for case in exercise.cases(ctx, None) if case.public]
 
 
-def record_tensor(exercise: lab01.TensorExercise) -> dict:
+def record_tensor(exercise: tensors.TensorExercise) -> dict:
     cases = []
     for case in _public(exercise, {}):
         want = exercise.expected(case)
         record = {"name": case.name, "call": case.call, "expected": plain_array(want),
-                  "expected_text": f"{exercise.expected_kind} {lab01.shape_str(want.shape)}",
+                  "expected_text": f"{exercise.expected_kind} {tensors.shape_str(want.shape)}",
                   "slips": [{"value": plain_array(slip), "result": plain_result(exercise.diagnose(name, key, **params))}
                             for name, slip, key, params in exercise.slips(case)]}
         if isinstance(exercise, lab01.CausalMask):
             record["special"] = {"kind": "nan", "result": plain_result(exercise.diagnose("nan_in_mask"))}
         elif isinstance(exercise, lab01.LengthsExercise):
-            result = exercise.diagnose("padding_shape", got="", expected=lab01.shape_str(want.shape))
+            result = exercise.diagnose("padding_shape", got="", expected=tensors.shape_str(want.shape))
             record["special"] = {"kind": "reshaped", "result": plain_result(result)}
         cases.append(record)
     return {"mode": "tensor", "expected_kind": exercise.expected_kind, "atol": exercise.atol,
-            "block": lab01.BLOCK, "cases": cases, "passed": plain_result(exercise.passed())}
+            "block": tensors.BLOCK, "cases": cases, "passed": plain_result(exercise.passed())}
 
 
 def is_tensor_exercise(exercise: Exercise) -> bool:
     """Judged case by case with TensorExercise's own loop (no override of how cases are judged)."""
     kind = type(exercise)
-    return (isinstance(exercise, lab01.TensorExercise) and kind.judge is Exercise.judge
-            and kind.judge_outputs is lab01.TensorExercise.judge_outputs
-            and kind.judge_case is lab01.TensorExercise.judge_case
-            and kind.special in (lab01.TensorExercise.special, lab01.CausalMask.special,
+    return (isinstance(exercise, tensors.TensorExercise) and kind.judge is Exercise.judge
+            and kind.judge_outputs is tensors.TensorExercise.judge_outputs
+            and kind.judge_case is tensors.TensorExercise.judge_case
+            and kind.special in (tensors.TensorExercise.special, lab01.CausalMask.special,
                                  lab01.PaddingMask.special, lab01.CombinedMask.special))
 
 
@@ -98,11 +98,15 @@ def public_decoders() -> dict[str, str]:
 
 
 def messages() -> dict:
-    """Every message in every language through i18n.catalogue(), whatever stores them (the package's
-    __init__ loads the shared ones)."""
+    """Every message of every domain in every listed language, through i18n's public interface."""
+    import labbook.texts  # noqa: F401  (adds the book's own domain)
+
     for lab_id in LAB_IDS:
-        get_lab(lab_id)  # each lab registers its own messages
-    return {"langs": list(i18n.LANGS), "messages": i18n.catalogue()}
+        get_lab(lab_id)
+    domains = {domain: {key: {lang: i18n.text(key, lang) for lang in i18n.ALL_LANGS} for key in i18n.keys(domain)}
+               for domain in i18n.DOMAINS}
+    return {"langs": list(i18n.LANGS), "all_langs": list(i18n.ALL_LANGS), "names": dict(i18n.LANGUAGE_NAMES),
+            "domains": domains}
 
 
 def dump(path: Path, data) -> None:
