@@ -4,14 +4,15 @@
 # Both are idempotent: a second run only checks stamps and starts at once.
 
 SHELL := /bin/bash
-PYTHON ?= $(shell command -v python3.11 || command -v python3)
+# Python 3.11 (what CI runs), else the newest 3.13 or 3.12 found, else python3 (checked below).
+PYTHON ?= $(shell command -v python3.11 || command -v python3.13 || command -v python3.12 || command -v python3)
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 KERNEL := $(VENV)/share/jupyter/kernels/causal-attention/kernel.json
 PIP_VERSION := 26.3
 
-.PHONY: lab test setup system-deps build build-all html lock bench clean catalogs new-language translation-status
+.PHONY: lab test setup system-deps build build-all html lock bench clean catalogs new-language translation-status release
 
 # --allow-root only when run as root (containers, Binder-like machines).
 lab: setup build
@@ -23,7 +24,7 @@ test: setup system-deps
 setup: $(STAMP) $(KERNEL)
 
 $(STAMP): requirements.txt requirements-lock.txt pyproject.toml
-	@$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), "Python 3.11 is required, found " + sys.version' 
+	@$(PYTHON) -c 'import sys; sys.exit(0 if (3, 11) <= sys.version_info[:2] < (3, 14) else "Python 3.11, 3.12 or 3.13 is required, found " + sys.version.split()[0] + " ($(PYTHON)); run make PYTHON=/path/to/python3.1x")' 
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	# pip 23.2 (what a new venv brings) crashed on some installs here: upgrade it first.
 	$(PY) -m pip install --quiet --upgrade "pip==$(PIP_VERSION)"
@@ -84,6 +85,10 @@ lock:
 	.venv-lock/bin/python -m pip install --quiet -r requirements.txt
 	.venv-lock/bin/python -m pip freeze --exclude-editable | sed 's/+cpu$$//' > requirements-lock.txt
 	rm -rf .venv-lock
+
+# The student release (no solutions; check-only package): build/release/ and build/release.zip.
+release: setup build
+	$(PY) -m autograder release --out build/release --zip build/release.zip
 
 bench: setup
 	for b in benchmarks/*.py; do $(PY) $$b || exit 1; done

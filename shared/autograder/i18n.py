@@ -149,15 +149,21 @@ def normalise_lang(lang: str | None) -> str:
     return DEFAULT_LANG
 
 
+# ---------------------------------------------------------------- the running notebook's language
 def current_lang(cwd: Path | None = None) -> str:
     """The language of the running notebook.
 
-    Code cells are identical in all languages, so the language comes from where
-    the notebook lives: JupyterLab, nbclient and nbval all start the kernel in
-    the notebook's folder (``course/es``, ``labs/hi-Latn``...). The environment
-    variable LABBOOK_LANG overrides it (the grader sets it).
+    LABBOOK_LANG overrides (the grader sets it); else the `lang` in the running
+    notebook's own metadata, found through what the front-end tells the kernel
+    (see notebook_lang); else the folder it runs in (``labs/es``...), as
+    nbclient and nbval start the kernel there; else English.
     """
     if os.environ.get(LANG_ENV):
         return normalise_lang(os.environ[LANG_ENV])
+    from .notebook_lang import metadata_lang
+
+    own = metadata_lang(cwd)
+    if own:
+        return normalise_lang(own)
     folder = (cwd or Path.cwd()).name
     return folder if folder in ALL_LANGS else DEFAULT_LANG

@@ -1,0 +1,80 @@
+"""Languages and messages of the student release: the catalogues dumped at release time (data/messages.json).
+
+The same interface as the full autograder's i18n (t, text, has, keys,
+current_lang...), read from one JSON file instead of gettext catalogues, so
+the release needs no Babel.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from .notebook_lang import metadata_lang
+
+_DATA = json.loads((Path(__file__).parent / "data" / "messages.json").read_text(encoding="utf-8"))
+LANGS: tuple[str, ...] = tuple(_DATA["langs"])
+ALL_LANGS: tuple[str, ...] = tuple(_DATA["all_langs"])
+LANGUAGE_NAMES: dict[str, str] = dict(_DATA["names"])
+DEFAULT_LANG = "en"
+LANG_ENV = "LABBOOK_LANG"
+_DOMAINS: dict[str, dict[str, dict[str, str]]] = _DATA["domains"]
+
+
+def N_(*keys: str) -> tuple[str, ...]:
+    return keys
+
+
+def _templates(key: str) -> dict[str, str] | None:
+    for messages in _DOMAINS.values():
+        if key in messages:
+            return messages[key]
+    return None
+
+
+def has(key: str) -> bool:
+    return _templates(key) is not None
+
+
+def text(key: str, lang: str) -> str:
+    templates = _templates(key)
+    if templates is None:
+        raise KeyError(f"no message {key!r} in this release")
+    return templates.get(lang) or templates[DEFAULT_LANG]
+
+
+def t(key: str, lang: str, **params) -> str:
+    return text(key, lang).format(**params)
+
+
+def keys(domain: str | None = None) -> list[str]:
+    domains = [domain] if domain else list(_DOMAINS)
+    return sorted({key for name in domains for key in _DOMAINS.get(name, {})})
+
+
+def catalogue() -> dict[str, dict[str, str]]:
+    return {key: dict(templates) for messages in _DOMAINS.values() for key, templates in messages.items()}
+
+
+def normalise_lang(lang: str | None) -> str:
+    if not lang:
+        return DEFAULT_LANG
+    for known in ALL_LANGS:
+        if lang.lower() == known.lower():
+            return known
+    primary = lang.replace("_", "-").split("-")[0].lower()
+    for known in ALL_LANGS:
+        if known.split("-")[0].lower() == primary:
+            return known
+    return DEFAULT_LANG
+
+
+def current_lang(cwd: Path | None = None) -> str:
+    """LABBOOK_LANG, else the running notebook's own metadata, else its folder, else English."""
+    if os.environ.get(LANG_ENV):
+        return normalise_lang(os.environ[LANG_ENV])
+    own = metadata_lang(cwd)
+    if own:
+        return normalise_lang(own)
+    folder = (cwd or Path.cwd()).name
+    return folder if folder in ALL_LANGS else DEFAULT_LANG

@@ -1,0 +1,1 @@
+"""Display helpers the chapters import (student release)."""

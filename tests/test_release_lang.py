@@ -1,0 +1,105 @@
+"""A notebook speaks the language of its own metadata wherever it is, with the standard python3 kernel.
+
+Labs of the release are copied to a folder outside the repository whose name is
+no language, and executed with nbclient and the kernel `python3` (the fresh
+venv with the release installed). JPY_SESSION_NAME is set to the notebook's
+path, as jupyter_server does when it starts a kernel for a notebook.
+"""
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+from autograder import i18n
+from autograder.labs import get_lab
+
+get_lab("lab00")  # registers lab00's messages
+from release_bundle import bundle, jupyter_path
+
+LAB00 = "lab00_attention_by_hand.ipynb"
+
+
+def run_copy(tmp_path, monkeypatch, lang: str, session: bool) -> str:
+    folder = tmp_path / "anywhere"
+    folder.mkdir()
+    copy = folder / LAB00
+    shutil.copy2(bundle() / "labs" / lang / LAB00, copy)
+    notebook = nbformat.read(copy, as_version=4)
+    assert notebook.metadata["kernelspec"]["name"] == "python3"
+    monkeypatch.setenv("JUPYTER_PATH", str(jupyter_path()))
+    monkeypatch.delenv("LABBOOK_LANG", raising=False)
+    if session:
+        monkeypatch.setenv("JPY_SESSION_NAME", str(copy))
+    else:
+        monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
+    NotebookClient(notebook, kernel_name="python3", timeout=120,
+                   resources={"metadata": {"path": str(folder)}}).execute()
+    return "".join(output.get("text", "") for cell in notebook.cells for output in cell.get("outputs", []))
+
+
+@pytest.mark.parametrize("lang", ["es", "de", "hi-Latn"])
+def test_a_copied_lab_answers_in_its_own_language(tmp_path, monkeypatch, lang):
+    said = run_copy(tmp_path, monkeypatch, lang, session=True)
+    assert i18n.t("lab00.no_student_id", lang) in said
+    assert i18n.t("lab00.no_student_id", "en") not in said
+
+
+def test_without_a_session_name_the_folder_decides(tmp_path, monkeypatch):
+    said = run_copy(tmp_path, monkeypatch, "es", session=False)  # "anywhere" is no language: English
+    assert i18n.t("lab00.no_student_id", "en") in said
+
+
+def test_the_notebook_path_comes_from_what_each_front_end_sets(tmp_path, monkeypatch):
+    from autograder import notebook_lang
+
+    monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
+    path = tmp_path / "x.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(metadata={"lang": "de"}), path)
+    main = sys.modules["__main__"]
+    monkeypatch.setattr(main, "__vsc_ipynb_file__", str(path), raising=False)  # VS Code
+    assert notebook_lang.metadata_lang() == "de"
+    monkeypatch.delattr(main, "__vsc_ipynb_file__")
+    monkeypatch.setattr(main, "__session__", path.name, raising=False)  # ipykernel, relative to the folder
+    assert notebook_lang.metadata_lang(cwd=tmp_path) == "de"
+    monkeypatch.delattr(main, "__session__")
+    assert notebook_lang.metadata_lang(cwd=tmp_path) is None
+
+
+def test_nbval_lax_passes_on_labs_of_the_release(tmp_path):
+    ini = tmp_path / "pytest.ini"
+    ini.write_text("[pytest]\n")
+    labs = [str(bundle() / "labs" / "de" / "lab01_masks.ipynb"), str(bundle() / "labs" / "hi-Latn" / "lab03_multi_head.ipynb")]
+    env = {"JUPYTER_PATH": str(jupyter_path()), "PATH": "/usr/bin:/bin"}
+    run = subprocess.run([sys.executable, "-m", "pytest", "-c", str(ini), "-p", "no:xdist", "-p", "no:cacheprovider",
+                          "--nbval-lax", "--nbval-kernel-name", "python3", "-q", *labs],
+                         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, textwrap.shorten(run.stdout[-4000:], 4000)
+    assert " passed" in run.stdout
+
+
+def test_colab_hands_over_the_notebook_when_asked(monkeypatch):
+    import types
+
+    from autograder import notebook_lang
+
+    monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
+    asked = []
+
+    def blocking_request(kind, request="", timeout_sec=5):
+        asked.append(kind)
+        return {"ipynb": {"metadata": {"lang": "hi-Latn"}}}
+
+    message = types.ModuleType("google.colab._message")
+    message.blocking_request = blocking_request
+    colab = types.ModuleType("google.colab")
+    colab._message = message
+    monkeypatch.setitem(sys.modules, "google", types.ModuleType("google"))
+    monkeypatch.setitem(sys.modules, "google.colab", colab)
+    monkeypatch.setitem(sys.modules, "google.colab._message", message)
+    assert notebook_lang.metadata_lang() == "hi-Latn" and asked == ["get_ipynb"]
