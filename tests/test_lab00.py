@@ -105,7 +105,7 @@ def test_wrong_shape_or_type_says_what_was_expected(answer):
     result = results["qk_scores"]
     assert result.status == "failed" and result.diagnosis == "wrong_shape"
     assert "expected (3, 3)" in result.render("en")
-    assert "se esperaba (3, 3)" in result.render("es")
+    assert "se esperaba forma (3, 3)" in result.render("es")
 
 
 def test_unexplained_wrong_entry_points_at_it_without_the_answer():

@@ -135,25 +135,25 @@ def test_a_function_that_raises_is_reported_with_its_error():
     result = result["allowed_mask"]
     assert result.status == "error" and result.points == 0
     assert "raised IndexError" in result.render("en")
-    assert "lanzó IndexError" in result.render("es")
+    assert "lanzó una excepción IndexError" in result.render("es")
 
 
 # ---------------------------------------------------------------- wrong type, dtype, shape
 WRONG_TYPES = [
     ("allowed_mask", lambda T: allowed_mask(T).float(), "expected bool (4, 4), but got float32 (4, 4)",
-     "se esperaba bool (4, 4), pero llegó float32 (4, 4)"),
+     "se esperaba forma bool (4, 4), pero tu respuesta tiene float32 (4, 4)"),
     ("causal_mask", lambda T: allowed_mask(T), "expected float (4, 4), but got bool (4, 4)",
-     "se esperaba float (4, 4), pero llegó bool (4, 4)"),
+     "se esperaba forma float (4, 4), pero tu respuesta tiene bool (4, 4)"),
     ("blocked_mask", lambda T: blocked_mask(T).numpy(), "expected torch.Tensor bool (4, 4), but got numpy.ndarray bool (4, 4)",
-     "se esperaba torch.Tensor bool (4, 4), pero llegó numpy.ndarray bool (4, 4)"),
+     "se esperaba forma torch.Tensor bool (4, 4), pero tu respuesta tiene numpy.ndarray bool (4, 4)"),
     ("blocked_mask", lambda T: blocked_mask(T).tolist(), "expected torch.Tensor bool (4, 4), but got list[4]",
-     "se esperaba torch.Tensor bool (4, 4)"),
+     "se esperaba forma torch.Tensor bool (4, 4)"),
     ("sliding_window_mask", lambda T, W: None, "expected torch.Tensor bool (6, 6), but got NoneType",
-     "se esperaba torch.Tensor bool (6, 6)"),
+     "se esperaba forma torch.Tensor bool (6, 6)"),
     ("sliding_window_mask", lambda T, W: sliding_window_mask(T, W)[None], "expected bool (6, 6), but got bool (1, 6, 6)",
-     "se esperaba bool (6, 6)"),
+     "se esperaba forma bool (6, 6)"),
     ("padding_mask", lambda lengths, T: padding_mask(lengths, T).long(), "expected bool (3, 1, 1, 5), but got int64",
-     "se esperaba bool (3, 1, 1, 5)"),
+     "se esperaba forma bool (3, 1, 1, 5)"),
 ]
 
 
@@ -208,7 +208,7 @@ SLIPS = [
     ("allowed_mask", "wrong_triangle", lambda T: torch.ones(T, T, dtype=torch.bool).triu(),
      "wrong triangle", "triángulo equivocado"),
     ("blocked_mask", "convention_inverted", allowed_mask, "you returned the allowed mask",
-     "devolviste la máscara de permitidos"),
+     "devolviste la máscara de lo permitido"),
     ("blocked_mask", "diagonal_masked", lambda T: torch.ones(T, T, dtype=torch.bool).triu(0),
      "also blocks the diagonal", "bloquea la diagonal"),
     ("blocked_mask", "wrong_triangle", lambda T: torch.ones(T, T, dtype=torch.bool).tril(-1),

@@ -148,7 +148,7 @@ def test_a_function_that_raises_is_reported():
     result = grade(with_("causal_attention", lambda Q, K, V: Q @ V @ K), exercise="causal_attention")[
         "causal_attention"]
     assert result.status == "error"
-    assert "raised RuntimeError" in result.render("en") and "lanzó RuntimeError" in result.render("es")
+    assert "raised RuntimeError" in result.render("en") and "lanzó una excepción RuntimeError" in result.render("es")
 
 
 def test_a_test_that_raises_on_a_correct_function_is_reported():
@@ -166,19 +166,19 @@ def test_a_test_that_raises_on_a_correct_function_is_reported():
 # ---------------------------------------------------------------- wrong type, dtype, shape
 WRONG_TYPES = [
     ("causal_attention", lambda Q, K, V: causal_attention(Q, K, V)[0],
-     "expected tuple(float (4, 3), float (4, 4)), but got float32 (4, 3)", "se esperaba tuple(float (4, 3), float (4, 4))"),
+     "expected tuple(float (4, 3), float (4, 4)), but got float32 (4, 3)", "se esperaba forma tuple(float (4, 3), float (4, 4))"),
     ("causal_attention", lambda Q, K, V: tuple(x.numpy() for x in causal_attention(Q, K, V)),
-     "but got tuple(numpy.ndarray float32 (4, 3), numpy.ndarray float32 (4, 4))", "pero llegó tuple(numpy.ndarray"),
+     "but got tuple(numpy.ndarray float32 (4, 3), numpy.ndarray float32 (4, 4))", "pero tu respuesta tiene tuple(numpy.ndarray"),
     ("causal_attention", lambda Q, K, V: (causal_attention(Q, K, V)[0], causal_attention(Q, K, V)[1] > 0.1),
-     "but got tuple(float32 (4, 3), bool (4, 4))", "pero llegó tuple(float32 (4, 3), bool (4, 4))"),
+     "but got tuple(float32 (4, 3), bool (4, 4))", "pero tu respuesta tiene tuple(float32 (4, 3), bool (4, 4))"),
     ("perturbation_test", lambda attn_fn, T=8, d=4, seed=0: None, "expected bool, but got NoneType",
-     "se esperaba bool, pero llegó NoneType"),
-    ("perturbation_test", lambda attn_fn, T=8, d=4, seed=0: 1, "expected bool, but got int", "pero llegó int"),
+     "se esperaba forma bool, pero tu respuesta tiene NoneType"),
+    ("perturbation_test", lambda attn_fn, T=8, d=4, seed=0: 1, "expected bool, but got int", "pero tu respuesta tiene int"),
     ("jacobian_leaks", lambda attn_fn, T=6, d=4: jacobian_leaks(attn_fn, T, d).float(),
-     "expected bool (6, 6), but got float32 (6, 6)", "se esperaba bool (6, 6), pero llegó float32 (6, 6)"),
+     "expected bool (6, 6), but got float32 (6, 6)", "se esperaba forma bool (6, 6), pero tu respuesta tiene float32 (6, 6)"),
     ("jacobian_leaks",
      lambda attn_fn, T=6, d=4: torch.autograd.functional.jacobian(attn_fn, torch.randn(T, d)) != 0,
-     "expected bool (6, 6), but got bool (6, 2, 6, 2)", "pero llegó bool (6, 2, 6, 2)"),
+     "expected bool (6, 6), but got bool (6, 2, 6, 2)", "pero tu respuesta tiene bool (6, 2, 6, 2)"),
 ]
 
 
@@ -531,7 +531,7 @@ JACOBIAN_SLIPS = [
     ("jacobian_transposed", lambda attn_fn, T=6, d=4: jacobian_leaks(attn_fn, T, d).T, "your pattern is transposed",
      "tu patrón está traspuesto"),
     ("gradient_leak_missed", _forward_pattern, "not the one that lives only in the gradient",
-     "no la que solo vive en el gradiente"),
+     "no la que solo está en el gradiente"),
     ("threshold_too_high",
      lambda attn_fn, T=6, d=4: torch.autograd.functional.jacobian(
          attn_fn, torch.randn(T, d, generator=torch.Generator().manual_seed(0))).abs().amax(dim=(1, 3)) > 0.05,

@@ -259,7 +259,7 @@ def test_wrong_return_type_says_what_was_expected():
     assert result.diagnosis == "wrong_shape"
     assert "expected float32 (2, 5, 8), but got tuple(float32 (2, 5, 8), NoneType)" in result.render("en")
     result = grade({**solved(), "CausalSelfAttention": ReturnsDouble})["CausalSelfAttention"]
-    assert "se esperaba float32 (2, 5, 8), pero llegó float32 (2, 4, 8)" in result.render("es")
+    assert "se esperaba forma float32 (2, 5, 8), pero tu respuesta tiene float32 (2, 4, 8)" in result.render("es")
 
 
 def test_a_forward_that_raises_is_reported_with_the_case():
@@ -481,11 +481,11 @@ PREFIX_SLIPS = [
     (reads_the_code, "no_evidence", 0, ("recognising a decoder by its code earns nothing",
                                         "reconocer un decodificador por su código no da puntos")),
     (asserts, "crashes", 0, ("raised AssertionError instead of returning False",
-                             "lanzó AssertionError en lugar de devolver False")),
+                             "lanzó una excepción AssertionError en lugar de devolver False")),
     (only_position_t, "missed_positions", 4, ("at position(s) 0.", "en la(s) posición(es) 0.")),
     (skips_next_token, "missed_bugs", 2, ("Each decoder it accepted", "Cada decodificador que aceptó")),
     (returns_none, "wrong_type", 0, ("expected bool, but got NoneType: did you forget `return`?", "¿olvidaste el `return`?")),
-    (returns_text, "wrong_type", 0, ("expected bool, but got str", "se esperaba bool, pero llegó str")),
+    (returns_text, "wrong_type", 0, ("expected bool, but got str", "se esperaba forma bool, pero tu respuesta tiene str")),
 ]
 
 

@@ -236,7 +236,7 @@ ATTENTION_SLIPS = [
     (sdpa_diagonal_blocked, "diagonal_masked", ("also blocks the diagonal", "bloquea la diagonal")),
     (attention_with(scale=False), "forgot_scale", ("forgot the 1/√d_k scale", "olvidaste la escala")),
     (attention_with(dim=-2), "wrong_axis", ("wrong axis", "eje equivocado")),
-    (attention_with(ignore_past=True), "past_ignored", ("attend only to the new keys", "solo atienden a las keys nuevas")),
+    (attention_with(ignore_past=True), "past_ignored", ("attend only to the new keys", "solo leen las keys nuevas")),
     (attention_with(append=False), "cache_not_appended", ("k_all has only the new keys", "k_all solo tiene")),
     (attention_with(cat_order="new_first"), "cache_order", ("wrong order", "orden equivocado")),
     (attention_with(returns="out"), "wrong_return", ("returns three tensors", "devuelve tres tensores")),
