@@ -86,7 +86,7 @@ def test_missing_student_id_is_asked_for():
     results, _ = grade(namespace)
     assert all(r.status == "not_answered" for r in results.values())
     assert "student id" in results["qk_scores"].render("en")
-    assert "Matrikelkennung" in results["qk_scores"].render("de")
+    assert "Matrikelnummer" in results["qk_scores"].render("de")
 
 
 def test_undefined_variable_is_named():

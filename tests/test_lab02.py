@@ -160,7 +160,7 @@ def test_a_test_that_raises_on_a_correct_function_is_reported():
     result = grade(with_("perturbation_test", fragile), exercise="perturbation_test")["perturbation_test"]
     assert result.status == "error" and result.points == 0
     assert "raised AssertionError" in result.render("en")
-    assert "hat im Fall perturbation_test(attention) AssertionError ausgelöst" in result.render("de")
+    assert "hat im Fall perturbation_test(attention) einen AssertionError ausgelöst" in result.render("de")
 
 
 # ---------------------------------------------------------------- wrong type, dtype, shape
