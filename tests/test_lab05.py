@@ -247,3 +247,19 @@ def test_buggy_implementations_differ_from_the_right_ones_on_the_public_cases():
                                                                atol=1e-4):
                 differs = True
         assert differs, (exercise_id, diagnosis)
+
+
+@pytest.mark.parametrize("exercise,diagnosis,function,english,spanish", SLIPS,
+                         ids=[f"{s[0]}-{s[1]}" for s in SLIPS])
+def test_check_in_the_notebook_names_each_slip(exercise, diagnosis, function, english, spanish, capsys):
+    Lab("lab05", lang="es").check(exercise, with_(exercise, function))
+    printed = capsys.readouterr().out
+    assert printed.startswith(f"❌ {exercise}") and spanish in printed and "[0/" in printed, printed
+
+
+def test_the_slips_are_the_mistakes_of_the_issue_each_with_a_chapter_section():
+    """Every diagnosis points to a section of chapter 11, 09, 06, 08, 03 or 02 of the book."""
+    for exercise in lab05.EXERCISES:
+        for name in exercise.diagnosis_names():
+            section = exercise.sections.get(name, exercise.section)
+            assert section.split(" §")[0] in {"11", "09", "06", "08", "03", "02"}, (exercise.id, name, section)
