@@ -263,3 +263,23 @@ def test_the_slips_are_the_mistakes_of_the_issue_each_with_a_chapter_section():
         for name in exercise.diagnosis_names():
             section = exercise.sections.get(name, exercise.section)
             assert section.split(" §")[0] in {"11", "09", "06", "08", "03", "02"}, (exercise.id, name, section)
+
+
+WRONG_TYPES = [
+    ("position_ids_from_mask", lambda m: position_ids_from_mask(m).int(), "expected int64 (3, 5), but got int32 (3, 5)",
+     "se esperaba int64 (3, 5), pero llegó int32 (3, 5)"),
+    ("document_causal_mask", lambda d: document_causal_mask(d).float(), "expected bool (6, 6), but got float32 (6, 6)",
+     "se esperaba bool (6, 6)"),
+    ("packed_attention", lambda q, k, v, d: (packed_attention(q, k, v, d), None),
+     "expected torch.Tensor float (6, 3), but got tuple(float32 (6, 3), NoneType)", "se esperaba torch.Tensor float (6, 3)"),
+    ("sink_window_mask", lambda T, W, n: sink_window_mask(T, W, n)[None], "expected bool (8, 8), but got bool (1, 8, 8)",
+     "se esperaba bool (8, 8)"),
+]
+
+
+@pytest.mark.parametrize("name,function,english,spanish", WRONG_TYPES, ids=[w[0] for w in WRONG_TYPES])
+def test_wrong_type_dtype_or_shape_says_what_was_expected(name, function, english, spanish):
+    result = grade(with_(name, function), exercise=name)[name]
+    assert result.status == "failed" and result.points == 0 and result.diagnosis == "wrong_shape"
+    assert english in result.render("en"), result.render("en")
+    assert spanish in result.render("es"), result.render("es")
