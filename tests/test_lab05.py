@@ -267,13 +267,13 @@ def test_the_slips_are_the_mistakes_of_the_issue_each_with_a_chapter_section():
 
 WRONG_TYPES = [
     ("position_ids_from_mask", lambda m: position_ids_from_mask(m).int(), "expected int64 (3, 5), but got int32 (3, 5)",
-     "se esperaba int64 (3, 5), pero llegó int32 (3, 5)"),
+     "se esperaba forma int64 (3, 5), pero tu respuesta tiene int32 (3, 5)"),
     ("document_causal_mask", lambda d: document_causal_mask(d).float(), "expected bool (6, 6), but got float32 (6, 6)",
-     "se esperaba bool (6, 6)"),
+     "se esperaba forma bool (6, 6)"),
     ("packed_attention", lambda q, k, v, d: (packed_attention(q, k, v, d), None),
-     "expected torch.Tensor float (6, 3), but got tuple(float32 (6, 3), NoneType)", "se esperaba torch.Tensor float (6, 3)"),
+     "expected torch.Tensor float (6, 3), but got tuple(float32 (6, 3), NoneType)", "se esperaba forma torch.Tensor float (6, 3)"),
     ("sink_window_mask", lambda T, W, n: sink_window_mask(T, W, n)[None], "expected bool (8, 8), but got bool (1, 8, 8)",
-     "se esperaba bool (8, 8)"),
+     "se esperaba forma bool (8, 8)"),
 ]
 
 
