@@ -28,8 +28,10 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import quote
 
 import nbformat
+from bs4 import BeautifulSoup
 from jinja2 import DictLoader
 from latex2mathml.converter import convert
 from nbconvert import HTMLExporter
@@ -37,6 +39,7 @@ from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 
 from autograder import i18n
 from autograder.i18n import LANGS
+from labbook import references
 from labbook.notebooks import ROOT, headings
 from labbook.texts import tr
 
@@ -122,6 +125,8 @@ class BookRenderer(IPythonRenderer):
 class BookExporter(HTMLExporter):
     """nbconvert's lab template, without CDN scripts, with the book's math and navigation."""
 
+    chapter_sections: dict = {}  # set by build(): where each chapter reference points
+
     def markdown2html(self, context, source):
         cell = context.get("cell", {})
         renderer = BookRenderer(
@@ -130,7 +135,58 @@ class BookExporter(HTMLExporter):
             anchor_link_text=self.anchor_link_text, exclude_anchor_links=self.exclude_anchor_links,
             **self.lexer_options,
         )
-        return MarkdownWithMath(renderer=renderer).render(source)
+        rendered = MarkdownWithMath(renderer=renderer).render(source)
+        lang = Path(context.get("resources", {}).get("metadata", {}).get("path", "")).name
+        return link_references(rendered, self.chapter_sections.get(lang, {}))
+
+
+# ---------------------------------------------------------------- chapter references become links
+def chapter_sections(pages: list["Page"], root: Path) -> dict[str, dict[str, tuple[str, dict[str, str]]]]:
+    """{lang: {"03": ("course/es/03_worked_example.html", {"2": "2-·-Escalar-por-√d_k"})}} for every chapter."""
+    found: dict[str, dict[str, tuple[str, dict[str, str]]]] = {}
+    for page in pages:
+        if page.kind != "chapter" or not re.match(r"\d\d_", page.name):
+            continue
+        sections = {}
+        for heading in headings(nbformat.read(page.source, as_version=4), 2):
+            number = re.match(r"(\d+) ·", heading)
+            if number:
+                # the page's id is made from the rendered heading: no code ticks or emphasis marks
+                sections[number.group(1)] = references.anchor(re.sub(r"[`*]", "", heading))
+        found.setdefault(page.lang, {})[page.name[:2]] = (page.out, sections)
+    return found
+
+
+def link_references(fragment: str, chapters: dict[str, tuple[str, dict[str, str]]]) -> str:
+    """Every "chapter NN §K" (in the page's language's words) in the prose of `fragment` becomes a link
+    to that chapter and section; text in links, code and formulas stays as it is."""
+    if not chapters or not references.CHAPTER_REFERENCE.search(fragment):
+        return fragment
+    soup = BeautifulSoup(fragment, "html.parser")
+    for node in list(soup.find_all(string=references.CHAPTER_REFERENCE)):
+        if node.find_parent(["a", "code", "pre", "math", "script", "style"]):
+            continue
+        pieces, last = [], 0
+        for match in references.CHAPTER_REFERENCE.finditer(node):
+            target = _reference_url(match.group(0), chapters)
+            if target is None:
+                continue
+            pieces += [html.escape(node[last:match.start()]),
+                       f'<a class="book-ref" href="{target}">{html.escape(match.group(0))}</a>']
+            last = match.end()
+        if pieces:
+            node.replace_with(BeautifulSoup("".join(pieces) + html.escape(node[last:]), "html.parser"))
+    return str(soup)
+
+
+def _reference_url(written: str, chapters: dict[str, tuple[str, dict[str, str]]]) -> str | None:
+    """The site-relative URL of the first chapter (and section) a reference names; None if it names none."""
+    reference = next(iter(references.section_references(written)), None)
+    if reference is None or reference.number not in chapters:
+        return None
+    page, sections = chapters[reference.number]
+    fragment = f"#{quote(sections[reference.section])}" if reference.section in sections else ""
+    return f"../../{page}{fragment}"
 
 
 # contextfilter, as in nbconvert's own HTMLExporter.markdown2html
@@ -333,6 +389,7 @@ def build(out: Path, root: Path = ROOT, quiet: bool = False) -> dict:
         shutil.rmtree(out)
     (out / "static").mkdir(parents=True)
     exporter = make_exporter()
+    exporter.chapter_sections = chapter_sections(pages, root)
     (out / CSS_PATH).write_text(shared_css(exporter), encoding="utf-8")
     pages_by_key = {(p.part, p.lang, p.name): p for p in pages}
     site_pages = {p.out for p in pages}

@@ -247,6 +247,29 @@ def test_formulas_are_typeset_in_chromium(page, page_log, site, artifacts, kind,
     assert not page_log.errors, page_log.errors
 
 
+def test_chapter_references_in_the_prose_are_links(site):
+    """Every "chapter NN §K" the prose writes, in each language's words, links to that chapter's page and heading."""
+    out, stats = site
+    links = {lang: [] for lang in LANGS}
+    unlinked = []
+    for name in stats["page_paths"]:
+        soup = soup_of(out / name)
+        lang = name.split("/")[1]
+        links[lang] += [(name, a) for a in soup.select("a.book-ref")]
+        for element in soup.select(".jp-RenderedMarkdown p, .jp-RenderedMarkdown li"):
+            for node in element.find_all(string=references.CHAPTER_REFERENCE):
+                if not node.find_parent(["a", "code", "math"]):
+                    unlinked.append((name, str(node)[:80]))
+    assert not unlinked, unlinked[:5]
+    for lang, found in links.items():
+        assert len(found) >= 20, f"{lang}: only {len(found)} chapter references became links"
+        for name, a in found:
+            page, _, fragment = a["href"].partition("#")
+            target = (out / name).parent / page
+            assert target.is_file(), (name, a["href"])
+            assert references.CHAPTER_REFERENCE.search(a.get_text()), a
+
+
 # ---------------------------------------------------------------- the explorer, in the edition
 def cells_where(widget, selector: str) -> set[tuple[int, int]]:
     found = widget.locator(f'[data-panel="mask"] td{selector}').evaluate_all(
