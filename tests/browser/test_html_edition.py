@@ -397,7 +397,7 @@ def test_explorer_padding_and_kv_cache(page, page_log, explorer_url, artifacts):
     from playwright.sync_api import expect
 
     widget = open_explorer(page, explorer_url)
-    # padding: sequence 2 with 2 pad tokens blocks keys 4 and 5 for every query
+    # padding: sequence 1 (0-based) with 2 pad tokens blocks keys 4 and 5 for every query
     widget.locator('select[data-control="sequence"]').select_option("1")
     expect(widget).to_have_attribute("data-sequence", "1")
     set_number(widget, "padding", 2, "data-pad", seq=1)

@@ -94,12 +94,12 @@
     causalBox.checked = !!s.causal;
     var fieldCausal = h("label", { "class": "lbx-field lbx-check" }, [causalBox, h("span", { text: tx.causal })]);
     var seqSelect = h("select", { "data-control": "sequence", id: uid + "-sequence" }, [0, 1].map(function (n) {
-      return h("option", { value: n, text: fmt(tx.seq, { n: n + 1 }) });
+      return h("option", { value: n, text: fmt(tx.seq, { n: n }) });
     }));
     seqSelect.value = String(s.sequence);
     var fieldSeq = h("label", { "class": "lbx-field" }, [h("span", { text: tx.sequence }), seqSelect]);
     var fieldPads = [0, 1].map(function (n) {
-      return numberField(fmt(tx.padding, { n: n + 1 }), "padding", s.padding[n], 0, s.T - 1, { "data-seq": n });
+      return numberField(fmt(tx.padding, { n: n }), "padding", s.padding[n], 0, s.T - 1, { "data-seq": n });
     });
     var fieldW = numberField(tx.window, "window", s.window, 0, T_MAX);
     var fieldOffset = numberField(tx.offset, "offset", s.offset, 0, s.T - 1);
