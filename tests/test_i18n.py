@@ -117,6 +117,7 @@ def test_extraction_reads_literals_f_string_calls_and_markers_but_no_file_names(
         'N_("lab02.impl.no_mask", "lab02.impl.off_by_one")',
         'css = "explorer.css"',
         'dtype = "torch.float32"',
+        'soup = BeautifulSoup(page, "html.parser")',
     ])
     assert [key for _, key in catalogs.keys_in(code)] == [
         "ch03.scores", "ch09.full_word", "lab02.impl.no_mask", "lab02.impl.off_by_one"]

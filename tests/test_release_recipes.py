@@ -94,7 +94,7 @@ def test_a_chapter_cell_without_transformers_says_what_to_install():
     pin = f"transformers=={requirements()['transformers']}"
     chapters = [path for path in (ROOT / "sources" / "course").glob("*/*.md") if "from transformers" in path.read_text()
                 or "import transformers" in path.read_text()]
-    assert len(chapters) == 12
+    assert chapters, "no chapter shows transformers?"
     for path in chapters:
         assert f'need("{pin}")' in path.read_text(), path
     said = run_in_venv(NO_TRANSFORMERS, pin).stdout

@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from ..i18n import N_
-from ..exercise import Case, Exercise, Feedback, Result, close, decode, first_difference, shape_mismatch, value_mismatch
+from ..exercise import Case, Exercise, Feedback, Result, close, first_difference, shape_mismatch, value_mismatch
 from . import LabSpec
 
 T = 3

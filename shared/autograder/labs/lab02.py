@@ -19,32 +19,14 @@ from .. import evidence
 from ..i18n import N_
 from ..exercise import Array, Case, Exercise, Feedback, Result, close, decode, describe, first_difference, value_mismatch
 from . import LabSpec, bugs02
-from .tensors import TensorExercise, is_torch_bool, is_torch_float, rng_for, shape_str, tensor_arg
+from .tensors import (TensorExercise, f32, is_torch_bool, is_torch_float, mask_of, right_weights, rng_for, shape_str,
+                      softmax, tensor_arg)
 
 ATOL = 1e-5  # the issue: equals F.scaled_dot_product_attention within 1e-5
 SLIP_ATOL = 1e-4
 
 
 # ---------------------------------------------------------------- the math, in numpy (float64)
-def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
-    """An all -inf slice gives NaN, as torch.softmax does."""
-    with np.errstate(invalid="ignore", over="ignore"):
-        shifted = x - np.max(x, axis=axis, keepdims=True)
-        e = np.exp(shifted)
-        return e / e.sum(axis=axis, keepdims=True)
-
-
-def mask_of(T: int, k: int = 0) -> np.ndarray:
-    """Additive mask: 0 where j <= i + k, -inf elsewhere."""
-    return np.where(np.tril(np.ones((T, T), dtype=bool), k=k), 0.0, -np.inf)
-
-
-def right_weights(Q: np.ndarray, K: np.ndarray) -> np.ndarray:
-    """softmax(Q Kᵀ / √d_k + M): the weights a right answer returns."""
-    T, d_k = Q.shape[-2], Q.shape[-1]
-    return softmax(Q @ np.swapaxes(K, -1, -2) / math.sqrt(d_k) + mask_of(T))  # (..., T, T)
-
-
 def weights_and_slips(Q: np.ndarray, K: np.ndarray) -> tuple[np.ndarray, list[tuple[str, np.ndarray]]]:
     T, d_k = Q.shape[-2], Q.shape[-1]
     raw = Q @ np.swapaxes(K, -1, -2)  # (..., T, T)
@@ -63,11 +45,6 @@ def weights_and_slips(Q: np.ndarray, K: np.ndarray) -> tuple[np.ndarray, list[tu
         ("transposed_k", softmax(np.swapaxes(scaled, -1, -2) + M)),
     ]
     return right, slips
-
-
-def f32(values: np.ndarray) -> np.ndarray:
-    """What the student's code receives: the float32 tensor, read back as float64."""
-    return np.asarray(values, dtype=np.float32).astype(np.float64)
 
 
 # ---------------------------------------------------------------- causal_attention

@@ -7,6 +7,7 @@ notebooks of that lab (labbook.dependencies).
 """
 from __future__ import annotations
 
+import math
 import zlib
 from typing import Any
 
@@ -61,6 +62,8 @@ class TensorExercise(Exercise):
 
     expected_kind = "bool"
     atol = 0.0
+    # A slip's output matches within this tolerance (outputs of arithmetic, not exact masks); None: as `same`.
+    slip_atol: float | None = None
     # Diagnosis -> chapter section, where it differs from `section`.
     sections: dict[str, str] = {}
 
@@ -111,6 +114,11 @@ class TensorExercise(Exercise):
             return got.dtype == bool and bool(np.array_equal(got, want))
         return close(got, want, self.atol)
 
+    def same_slip(self, got: np.ndarray, slip: np.ndarray) -> bool:
+        if self.slip_atol is None:
+            return self.same(got, slip)
+        return got.shape == np.shape(slip) and close(got, slip, self.slip_atol)
+
     def judge_outputs(self, ctx: dict, cases: list[Case], values: list[Any]) -> Result:
         for case, got in zip(cases, values):
             result = self.judge_case(case, got)
@@ -130,7 +138,7 @@ class TensorExercise(Exercise):
         if special is not None:
             return special
         for diagnosis, slip, key, params in self.slips(case):
-            if self.kind_ok(got) and self.same(answer, slip):
+            if self.kind_ok(got) and self.same_slip(answer, slip):
                 return self.diagnose(diagnosis, key, **params)
         if not self.kind_ok(got) or answer.shape != want.shape:
             return self.wrong_type(case, got, expected)
@@ -140,3 +148,28 @@ class TensorExercise(Exercise):
     def special(self, case: Case, got: Array, answer: np.ndarray) -> Result | None:
         """A diagnosis that is not a fixed wrong answer (NaN in a mask...)."""
         return None
+
+
+# ---------------------------------------------------------------- numpy references of causal attention (labs 02, 05)
+def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
+    """An all -inf slice gives NaN, as torch.softmax does."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        shifted = x - np.max(x, axis=axis, keepdims=True)
+        e = np.exp(shifted)
+        return e / e.sum(axis=axis, keepdims=True)
+
+
+def mask_of(T: int, k: int = 0) -> np.ndarray:
+    """Additive mask: 0 where j <= i + k, -inf elsewhere."""
+    return np.where(np.tril(np.ones((T, T), dtype=bool), k=k), 0.0, -np.inf)
+
+
+def right_weights(Q: np.ndarray, K: np.ndarray) -> np.ndarray:
+    """softmax(Q Kᵀ / √d_k + M): the weights a right answer returns."""
+    T, d_k = Q.shape[-2], Q.shape[-1]
+    return softmax(Q @ np.swapaxes(K, -1, -2) / math.sqrt(d_k) + mask_of(T))  # (..., T, T)
+
+
+def f32(values: np.ndarray) -> np.ndarray:
+    """What the student's code receives: the float32 tensor, read back as float64."""
+    return np.asarray(values, dtype=np.float32).astype(np.float64)

@@ -15,7 +15,7 @@ import numpy as np
 from .. import i18n
 from ..exercise import Exercise, Result
 from ..labs import LAB_IDS, get_lab
-from ..labs import lab00, lab01, tensors
+from ..labs import lab00, lab01, lab05, tensors
 
 
 def plain_result(result: Result) -> dict:
@@ -49,13 +49,18 @@ def record_tensor(exercise: tensors.TensorExercise) -> dict:
             record["special"] = {"kind": "reshaped", "result": plain_result(result)}
         cases.append(record)
     return {"mode": "tensor", "expected_kind": exercise.expected_kind, "atol": exercise.atol,
-            "block": tensors.BLOCK, "cases": cases, "passed": plain_result(exercise.passed())}
+            "slip_atol": exercise.slip_atol, "block": tensors.BLOCK, "cases": cases,
+            "passed": plain_result(exercise.passed())}
 
 
 def is_tensor_exercise(exercise: Exercise) -> bool:
     """Judged case by case with TensorExercise's own loop (no override of how cases are judged)."""
     kind = type(exercise)
+    # kind_ok: the answer's type, as TensorExercise reads expected_kind ("bool", "float") or lab05's int64 answers
+    known_kinds = (tensors.TensorExercise.kind_ok, lab05.LongExercise.kind_ok)
     return (isinstance(exercise, tensors.TensorExercise) and kind.judge is Exercise.judge
+            and kind.kind_ok in known_kinds and kind.normalise is tensors.TensorExercise.normalise
+            and kind.same is tensors.TensorExercise.same and kind.same_slip is tensors.TensorExercise.same_slip
             and kind.judge_outputs is tensors.TensorExercise.judge_outputs
             and kind.judge_case is tensors.TensorExercise.judge_case
             and kind.special in (tensors.TensorExercise.special, lab01.CausalMask.special,
