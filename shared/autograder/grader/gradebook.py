@@ -70,28 +70,14 @@ def record_key(lab: str, student: str, digest: str, seed_fingerprint: str) -> st
 
 def write_atomic(path: Path, text: str) -> None:
     """Write `text` whole or not at all; an unchanged file is left as it is (a partial rerun touches only its rows)."""
+    # a lone surrogate that slipped past sanitize costs one character, not the gradebook
+    data = text.encode("utf-8", errors="replace")
     try:
-        if path.read_bytes() == text.encode("utf-8", errors="replace"):
+        if path.read_bytes() == data:
             return
     except OSError:
         pass
-    if not path.parent.is_dir():
-        private_dir(path.parent)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        # a lone surrogate that slipped past sanitize costs one character, not the gradebook
-        with os.fdopen(handle, "w", encoding="utf-8", errors="replace") as stream:
-            stream.write(text)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.chmod(temporary, 0o600)  # mkstemp's mode already; said again because it is the point
-        os.replace(temporary, path)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise
+    write_bytes_atomic(path, data)
 
 
 def _index_path(out: Path, lab: str) -> Path:
@@ -123,12 +109,16 @@ def kept_records(out: Path, lab: str, present: set[str]) -> dict[str, dict]:
 
 
 def write_bytes_atomic(path: Path, data: bytes) -> None:
-    """Bytes written whole (a staged copy of a zip member), private like everything here."""
+    """Bytes written whole or not at all (a gradebook file, a staged zip member), private like everything here."""
+    if not path.parent.is_dir():
+        private_dir(path.parent)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
-        os.chmod(temporary, 0o600)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.chmod(temporary, 0o600)  # mkstemp's mode already; said again because it is the point
         os.replace(temporary, path)
     except BaseException:
         try:
