@@ -63,8 +63,8 @@ def test_its_sources_have_the_english_code_and_marked_prose(french):
     root = french["root"]
     for part in ("course", "solutions"):
         for english in sorted((root / "sources" / part / "en").glob("*.md")):
-            ours = jupytext.read(root / "sources" / part / "fr" / english.name)
-            theirs = jupytext.read(english)
+            ours = jupytext.read(root / "sources" / part / "fr" / english.name, fmt="md:myst")
+            theirs = jupytext.read(english, fmt="md:myst")
             assert [c.source for c in ours.cells if c.cell_type == "code"] == \
                    [c.source for c in theirs.cells if c.cell_type == "code"], english.name
             prose = [c.source for c in ours.cells if c.cell_type == "markdown"]

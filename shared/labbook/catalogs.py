@@ -260,11 +260,11 @@ def prose_counts(lang: str, root: Path = ROOT) -> tuple[int, int]:
     for part in ("course", "solutions"):
         for english in sorted((root / "sources" / part / i18n.DEFAULT_LANG).glob("*.md")):
             path = root / "sources" / part / lang / english.name
-            count = sum(cell.cell_type == "markdown" for cell in jupytext.read(english).cells)
+            count = sum(cell.cell_type == "markdown" for cell in jupytext.read(english, fmt="md:myst").cells)
             total += count
             if path.exists():
-                cells = [c for c in jupytext.read(path).cells if c.cell_type == "markdown"]
-                done += sum(UNTRANSLATED not in cell.source for cell in cells)
+                cells = [c for c in jupytext.read(path, fmt="md:myst").cells if c.cell_type == "markdown"]
+                done += min(count, sum(UNTRANSLATED not in cell.source for cell in cells))
     return done, total
 
 
