@@ -19,6 +19,8 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import notebook_lang
+
 LOCALE = Path(__file__).parent / "locale"
 LANGUAGES_FILE = LOCALE / "languages.toml"
 DEFAULT_LANG = "en"
@@ -137,19 +139,9 @@ def placeholders(template: str) -> set[str]:
 
 
 def normalise_lang(lang: str | None) -> str:
-    if not lang:
-        return DEFAULT_LANG
-    for known in ALL_LANGS:
-        if lang.lower() == known.lower():
-            return known
-    primary = lang.replace("_", "-").split("-")[0].lower()
-    for known in ALL_LANGS:
-        if known.split("-")[0].lower() == primary:
-            return known
-    return DEFAULT_LANG
+    return notebook_lang.normalise(lang, ALL_LANGS, DEFAULT_LANG)
 
 
-# ---------------------------------------------------------------- the running notebook's language
 def current_lang(cwd: Path | None = None) -> str:
     """The language of the running notebook.
 
@@ -158,12 +150,4 @@ def current_lang(cwd: Path | None = None) -> str:
     (see notebook_lang); else the folder it runs in (``labs/es``...), as
     nbclient and nbval start the kernel there; else English.
     """
-    if os.environ.get(LANG_ENV):
-        return normalise_lang(os.environ[LANG_ENV])
-    from .notebook_lang import metadata_lang
-
-    own = metadata_lang(cwd)
-    if own:
-        return normalise_lang(own)
-    folder = (cwd or Path.cwd()).name
-    return folder if folder in ALL_LANGS else DEFAULT_LANG
+    return notebook_lang.running_lang(ALL_LANGS, LANG_ENV, DEFAULT_LANG, cwd)

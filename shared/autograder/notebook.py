@@ -49,12 +49,10 @@ class Lab:
 
     def show_problem(self, namespace: dict | None = None) -> None:
         """lab00: print the student's own Q, K and V."""
-        from .labs import lab00
-
         namespace = namespace if namespace is not None else sys._getframe(1).f_globals
         ctx, problem = read_context(self.spec, self._call(namespace))
         if problem is not None:
             print(i18n.t(problem[0], self.lang, **problem[1]))
             return
         print(i18n.t("lab00.your_variant", self.lang, student_id=ctx["student_id"]))
-        print(lab00.format_variant(ctx["variant"]))
+        print(self.spec.show_context(ctx))

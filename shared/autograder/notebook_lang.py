@@ -68,3 +68,28 @@ def metadata_lang(cwd: Path | None = None) -> str | None:
         metadata = _colab_metadata() or {}
     lang = metadata.get("lang")
     return lang if isinstance(lang, str) and lang else None
+
+
+def normalise(lang: str | None, known: tuple[str, ...], default: str) -> str:
+    """One of the `known` codes for `lang` ("ES" -> "es", "hi_IN" -> "hi-Latn"), else `default`."""
+    if not lang:
+        return default
+    for code in known:
+        if lang.lower() == code.lower():
+            return code
+    primary = lang.replace("_", "-").split("-")[0].lower()
+    for code in known:
+        if code.split("-")[0].lower() == primary:
+            return code
+    return default
+
+
+def running_lang(known: tuple[str, ...], env: str, default: str, cwd: Path | None = None) -> str:
+    """`env` if set; else the running notebook's own metadata; else the folder it runs in; else `default`."""
+    if os.environ.get(env):
+        return normalise(os.environ[env], known, default)
+    own = metadata_lang(cwd)
+    if own:
+        return normalise(own, known, default)
+    folder = (cwd or Path.cwd()).name
+    return folder if folder in known else default

@@ -26,6 +26,8 @@ class LabSpec:
     )
     # Key of a message that introduces the lab's check output (optional).
     title_key: str | None = None
+    # lab00: the student's own problem, as `Lab.show_problem` prints it.
+    show_context: Callable[[dict], str] | None = None
     # Written answers graded by hand: part id -> points. A markdown cell tagged `hand-graded` with
     # metadata {"labbook": {"part": id}} holds the answer; `grade` lists them in DIR/hand-graded.csv.
     hand_graded: dict[str, float] = field(default_factory=dict)

@@ -291,4 +291,5 @@ N_(
     "lab00.decimal_comma",
 )
 
-LAB = LabSpec(id="lab00", exercises=EXERCISES, context_names=("STUDENT_ID",), make_context=make_context)
+LAB = LabSpec(id="lab00", exercises=EXERCISES, context_names=("STUDENT_ID",), make_context=make_context,
+              show_context=lambda ctx: format_variant(ctx["variant"]))

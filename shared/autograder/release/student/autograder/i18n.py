@@ -7,10 +7,9 @@ the release needs no Babel.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
-from .notebook_lang import metadata_lang
+from . import notebook_lang
 
 _DATA = json.loads((Path(__file__).parent / "data" / "messages.json").read_text(encoding="utf-8"))
 LANGS: tuple[str, ...] = tuple(_DATA["langs"])
@@ -57,24 +56,9 @@ def catalogue() -> dict[str, dict[str, str]]:
 
 
 def normalise_lang(lang: str | None) -> str:
-    if not lang:
-        return DEFAULT_LANG
-    for known in ALL_LANGS:
-        if lang.lower() == known.lower():
-            return known
-    primary = lang.replace("_", "-").split("-")[0].lower()
-    for known in ALL_LANGS:
-        if known.split("-")[0].lower() == primary:
-            return known
-    return DEFAULT_LANG
+    return notebook_lang.normalise(lang, ALL_LANGS, DEFAULT_LANG)
 
 
 def current_lang(cwd: Path | None = None) -> str:
     """LABBOOK_LANG, else the running notebook's own metadata, else its folder, else English."""
-    if os.environ.get(LANG_ENV):
-        return normalise_lang(os.environ[LANG_ENV])
-    own = metadata_lang(cwd)
-    if own:
-        return normalise_lang(own)
-    folder = (cwd or Path.cwd()).name
-    return folder if folder in ALL_LANGS else DEFAULT_LANG
+    return notebook_lang.running_lang(ALL_LANGS, LANG_ENV, DEFAULT_LANG, cwd)

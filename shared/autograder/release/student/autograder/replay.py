@@ -150,6 +150,11 @@ class ReplayLab:
             exercise.lab = data["id"]
         return cls(data["id"], exercises, tuple(data.get("context_names", ())), float(data["max_score"]))
 
+    def show_context(self, ctx: dict) -> str:
+        from .hand import format_variant
+
+        return format_variant(ctx["variant"])
+
     def make_context(self, values: dict):
         if self.id == "lab00":
             from .hand import make_context
