@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
-from . import i18n
+from . import book_links, i18n
 from .exercise import Result
 from .grading import grade_lab, read_context
 from .labs import get_lab
@@ -30,18 +31,36 @@ class Lab:
                          known=", ".join(known)))
             return
         (result,) = self.results(namespace, only=[exercise_id])
-        print(self._line(result))
+        self._emit(self._line(result))
 
     def _line(self, result: Result) -> str:
         points = i18n.t("common.points", self.lang, points=result.points, max_points=result.max_points)
         return f"{result.render(self.lang)} [{points}]"
+
+    def _emit(self, line: str) -> None:
+        """Print a feedback line; in a notebook its chapter references also become links to the chapters."""
+        show = _kernel_display()
+        linked = book_links.to_html(line, self._chapter_links()) if show else ""
+        if 'class="book-ref"' not in linked:
+            print(line)
+            return
+        show({"text/plain": line, "text/html": f'<pre style="white-space: pre-wrap">{linked}</pre>'}, raw=True)
+
+    def _chapter_links(self) -> book_links.Resolver | None:
+        """Links from the lab's folder (labs/<lang>/, the kernel's working folder) to course/<lang>/, found
+        beside it in the repository or the student release."""
+        if not hasattr(self, "_resolver"):
+            here = Path.cwd()
+            roots = [here, *here.parents[:2], book_links.REPOSITORY]
+            self._resolver = book_links.notebook_resolver(self.lang, roots, here)
+        return self._resolver
 
     def hand_in(self, namespace: dict | None = None) -> None:
         """Check every exercise, print a summary and how to hand in."""
         namespace = namespace if namespace is not None else sys._getframe(1).f_globals
         results = self.results(namespace)
         for result in results:
-            print(self._line(result))
+            self._emit(self._line(result))
         total = sum(result.points for result in results)
         print()
         print(i18n.t("common.total", self.lang, lab=self.spec.id, points=total, max_points=self.spec.max_score))
@@ -56,3 +75,14 @@ class Lab:
             return
         print(i18n.t("lab00.your_variant", self.lang, student_id=ctx["student_id"]))
         print(self.spec.show_context(ctx))
+
+
+def _kernel_display():
+    """IPython's display in a running kernel (JupyterLab, VS Code, Colab), else None: a console prints."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    if shell is None or getattr(shell, "kernel", None) is None:
+        return None
+    from IPython.display import display
+
+    return display

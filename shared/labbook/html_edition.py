@@ -37,7 +37,7 @@ from latex2mathml.converter import convert
 from nbconvert import HTMLExporter
 from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 
-from autograder import i18n
+from autograder import book_links, i18n
 from autograder.i18n import LANGS
 from labbook import references
 from labbook.notebooks import ROOT, headings
@@ -147,12 +147,8 @@ def chapter_sections(pages: list["Page"], root: Path) -> dict[str, dict[str, tup
     for page in pages:
         if page.kind != "chapter" or not re.match(r"\d\d_", page.name):
             continue
-        sections = {}
-        for heading in headings(nbformat.read(page.source, as_version=4), 2):
-            number = re.match(r"(\d+) ·", heading)
-            if number:
-                # the page's id is made from the rendered heading: no code ticks or emphasis marks
-                sections[number.group(1)] = references.anchor(re.sub(r"[`*]", "", heading))
+        notebook = nbformat.read(page.source, as_version=4)
+        sections = book_links.section_anchors(cell.source for cell in notebook.cells if cell.cell_type == "markdown")
         found.setdefault(page.lang, {})[page.name[:2]] = (page.out, sections)
     return found
 

@@ -38,17 +38,14 @@ import mistune
 import nbformat
 
 from autograder import i18n
+# The patterns of chapter references are the grader's too: its feedback links them.
+from autograder.book_links import (
+    CHAIN, CHAIN_ITEM, CHAPTER_REFERENCE, CHAPTER_WORDS, JOIN, JOINERS, LAB_WORD, NUMBER, NUMBERED_HEADING, SECTION,
+    anchor, words_pattern as _words,
+)
 from labbook.notebooks import ROOT
 
 LANGS = i18n.LANGS
-# The word for "chapter" in each language, as the book and the grader write it.
-CHAPTER_WORDS = {
-    "en": ("chapters", "chapter", "ch."),
-    "es": ("capítulos", "capítulo", "caps.", "cap."),
-    "de": ("Kapitel", "Kap."),
-    "hi-Latn": ("chapters", "chapter", "ch."),
-}
-LAB_WORD = "lab"
 # "section 4", "Abschnitte 1 und 2", "secciones 1 y 2": a section of the notebook the text stands in.
 SECTION_WORDS = {
     "en": ("sections", "section"),
@@ -56,23 +53,6 @@ SECTION_WORDS = {
     "de": ("Abschnitten", "Abschnitte", "Abschnitts", "Abschnitt"),
     "hi-Latn": ("sections", "section"),
 }
-# What joins the items of one reference: "01 §1, §2 und §5", "08 y 09", "08 §7 / 09 §1".
-JOINERS = ("and", "und", "y", "e", "aur", "or", "oder", "o")
-
-# Two digits, not the start of "32-bit", "99 %", "0.25" or the key "ch10.title".
-NUMBER = r"\d\d(?!\w|\s?%|[.,]\w)"
-SECTION = r"§\s?\d+(?!\w)"
-JOIN = rf"(?:\s*[,/]\s*|\s+(?:{'|'.join(JOINERS)})\s+|\s+)"
-CHAIN = rf"{NUMBER}(?:{JOIN}(?:{NUMBER}|{SECTION}))*"
-
-
-def _words(words: Iterable[str]) -> str:
-    """An alternation of the words, longest first; an abbreviation's dot is optional ("ch08", "Kap 03")."""
-    return "|".join(re.escape(word).replace(r"\.", r"\.?") for word in sorted(set(words), key=len, reverse=True))
-
-
-CHAPTER_REFERENCE = re.compile(
-    rf"(?<![\w.])(?:{_words(w for ws in CHAPTER_WORDS.values() for w in ws)})\s*(?P<chain>{CHAIN})", re.I)
 LAB_REFERENCE = re.compile(rf"(?<![\w.]){LAB_WORD}\s*(?P<chain>{CHAIN})", re.I)
 BARE_CHAPTER_SECTION = re.compile(rf"(?<![\w§.]){NUMBER}\s?(?={SECTION})(?P<chain>(?:{JOIN}?{SECTION})+)")
 SECTION_NUMBER = r"\d+(?!\w|\s?%|[.,]\w)"
@@ -81,10 +61,8 @@ WORDED_SECTION_REFERENCE = re.compile(
     rf"(?<![\w.])(?:{_words(w for ws in SECTION_WORDS.values() for w in ws)})\s+"
     rf"(?P<chain>{SECTION_NUMBER}(?:(?:\s*,\s*|\s+(?:{'|'.join(JOINERS)})\s+){SECTION_NUMBER})*)", re.I)
 BARE_SECTION = re.compile(rf"(?<![\w])(?P<chain>{SECTION}(?:{JOIN}{SECTION})*)")
-CHAIN_ITEM = re.compile(rf"(?P<number>{NUMBER})|§\s?(?P<section>\d+)")
 ATTRIBUTE_SECTION = re.compile(r"^(?P<chapter>\d\d) §(?P<section>\d+)$")
 MARKDOWN_LINK = re.compile(r"!?\[(?P<text>[^\]]*)\]\([^)]*\)")
-NUMBERED_HEADING = re.compile(r"^(?P<number>\d+) ·")
 EXTERNAL = re.compile(r"^(?:[a-zA-Z][a-zA-Z0-9+.-]*:|//)")
 
 _MARKDOWN = mistune.create_markdown(renderer=None)
@@ -133,11 +111,6 @@ def _walk(tokens: list[dict]) -> Iterator[dict]:
     for token in tokens:
         yield token
         yield from _walk(token.get("children", []))
-
-
-def anchor(heading_text: str) -> str:
-    """JupyterLab's id for a heading (rendermime's createHeaderId): spaces become '-'."""
-    return heading_text.strip().replace(" ", "-")
 
 
 @dataclass

@@ -66,6 +66,7 @@ class Options:
     write_gradebook: bool = True  # False: the caller writes its own from the result's records
     follow_symlinks: bool = False  # else a link handed in is an invalid row (reason `symlink`)
     reveal_hidden: bool = False  # feedback names hidden inputs (after the deadline)
+    book_url: str | None = None  # where the HTML edition is published: feedback links its chapters there
     progress: TextIO | None = None  # default: stderr
     quiet: bool = False
 
@@ -212,7 +213,7 @@ def run_batch(options: Options) -> BatchResult:
     }
     if options.write_gradebook:
         book = gradebook.write_gradebook(out, spec, list(records.values()), options.lang, meta,
-                                         reveal_hidden=options.reveal_hidden)
+                                         reveal_hidden=options.reveal_hidden, book_url=options.book_url)
     else:
         book = {"lab": spec.id, "max_score": spec.max_score, **meta,
                 "submissions": [gradebook.submission_entry(r, options.lang, options.reveal_hidden)

@@ -98,6 +98,9 @@ def _parser() -> argparse.ArgumentParser:
     grade.add_argument("--quiet", action="store_true", help="no progress bar")
     grade.add_argument("--reveal-hidden", action="store_true",
                        help="feedback names the hidden cases' inputs (after the deadline; nothing is graded again)")
+    grade.add_argument("--book-url", default=None, metavar="URL",
+                       help="where the HTML edition (make html) is published: chapter references in the feedback "
+                            "files become links to URL/course/<lang>/NN_name.html (default: plain text)")
     grade.add_argument("--follow-symlinks", action="store_true",
                        help="grade notebooks reached through symbolic links (default: each is an invalid row)")
 
@@ -173,6 +176,7 @@ def _grade(args) -> int:
         quiet=args.quiet,
         follow_symlinks=args.follow_symlinks,
         reveal_hidden=args.reveal_hidden,
+        book_url=args.book_url,
     )
     if args.quiet:
         import io

@@ -22,7 +22,7 @@ import re
 import tempfile
 from pathlib import Path
 
-from .. import i18n
+from .. import book_links, i18n
 from ..i18n import N_
 from ..exercise import Feedback
 from ..labs import LabSpec
@@ -348,7 +348,7 @@ def safe_filename(student: str, taken: set[str]) -> str:
 
 
 def write_gradebook(out: Path, spec: LabSpec, records: list[dict], forced_lang: str | None, meta: dict,
-                    reveal_hidden: bool = False) -> dict:
+                    reveal_hidden: bool = False, book_url: str | None = None) -> dict:
     records = sorted(records, key=lambda r: r["student"])
     entries = [submission_entry(r, forced_lang, reveal_hidden) for r in records]
     book = {"lab": spec.id, "max_score": spec.max_score, **meta, "submissions": entries}
@@ -359,7 +359,7 @@ def write_gradebook(out: Path, spec: LabSpec, records: list[dict], forced_lang: 
     for record, entry in zip(records, entries):
         name = safe_filename(entry["student"], taken)
         entry_lang = entry["lang"]
-        markdown, html_text = feedback_documents(spec, record, entry, entry_lang)
+        markdown, html_text = feedback_documents(spec, record, entry, entry_lang, book_url)
         write_atomic(feedback_dir / f"{name}.md", markdown)
         write_atomic(feedback_dir / f"{name}.html", html_text)
     return book
@@ -394,8 +394,12 @@ def _csv_text(text: str) -> str:
     return "'" + text if text.startswith(_FORMULA_START) else text
 
 
-def feedback_documents(spec: LabSpec, record: dict, entry: dict, lang: str) -> tuple[str, str]:
+def feedback_documents(spec: LabSpec, record: dict, entry: dict, lang: str,
+                       book_url: str | None = None) -> tuple[str, str]:
+    """The student's feedback as Markdown and as HTML; with `book_url` (where the HTML edition is published)
+    the chapter references in the exercises' feedback are links to it."""
     t = lambda key, **params: i18n.t(key, lang, **params)  # noqa: E731
+    links = book_links.site_resolver(lang, book_url)
     title = t("grader.fb.title", lab=spec.id, student=entry["student"])
     md_title = t("grader.fb.title", lab=spec.id, student=md_text(entry["student"], line_start=False))
     score = t("grader.fb.score", points=entry["score"], max_points=entry["max_score"])
@@ -413,7 +417,7 @@ def feedback_documents(spec: LabSpec, record: dict, entry: dict, lang: str) -> t
     md += [f"| {t('grader.fb.exercise')} | {t('grader.fb.points')} | {t('grader.fb.feedback')} |", "| --- | --- | --- |"]
     for exercise_id, points, text in rows:
         name = f"`{exercise_id}`" if exercise_id.isidentifier() else md_text(exercise_id)
-        md.append(f"| {name} | {points} | {md_text(text)} |")
+        md.append(f"| {name} | {points} | {book_links.to_markdown(text, links, md_text)} |")
     if cells:
         md += ["", f"## {t('grader.fb.cells')}", ""] + [f"- {md_text(text)}" for text in cells]
     if hidden:
@@ -426,7 +430,8 @@ def feedback_documents(spec: LabSpec, record: dict, entry: dict, lang: str) -> t
     body.append(f"<table><thead><tr><th>{e(t('grader.fb.exercise'))}</th><th>{e(t('grader.fb.points'))}</th>"
                 f"<th>{e(t('grader.fb.feedback'))}</th></tr></thead><tbody>")
     for exercise_id, points, text in rows:
-        body.append(f"<tr><td><code>{e(exercise_id)}</code></td><td>{e(points)}</td><td>{e(text)}</td></tr>")
+        body.append(f"<tr><td><code>{e(exercise_id)}</code></td><td>{e(points)}</td>"
+                    f"<td>{book_links.to_html(text, links)}</td></tr>")
     body.append("</tbody></table>")
     if cells:
         body.append(f"<h2>{e(t('grader.fb.cells'))}</h2><ul>" + "".join(f"<li>{e(c)}</li>" for c in cells) + "</ul>")

@@ -27,7 +27,8 @@ from . import replay
 PACKAGE = Path(__file__).resolve().parents[1]  # shared/autograder
 SHARED = PACKAGE.parent
 STUDENT = Path(__file__).resolve().parent / "student"
-SHARED_MODULES = ("exercise.py", "runtime.py", "notebook_lang.py", "evidence.py", "grading.py", "notebook.py")  # the same file serves the full and the student package
+SHARED_MODULES = ("exercise.py", "runtime.py", "notebook_lang.py", "evidence.py", "grading.py", "notebook.py",
+                  "book_links.py")  # the same file serves the full and the student package
 LABBOOK_MODULES = ("show.py", "explorer.py", "needs.py")
 STANDARD_KERNEL = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
 MARKER = ".labbook-student-release"

@@ -36,6 +36,7 @@ class Context:
     penalise_forbidden: bool = False
     forced_lang: str | None = None
     reveal_hidden: bool = False
+    book_url: str | None = None  # feedback links its chapter references to the HTML edition there
 
     @property
     def max_score(self) -> float:
@@ -155,7 +156,7 @@ def _feedback(ctx: Context, record: dict, row: dict, notes: list[dict[str, str]]
     entry = dict(row)
     entry["exercises"] = {**row["exercises"], **{part: {"points": item["points"], "max_points": item["max_points"],
                                                         "feedback": ""} for part, item in row["hand_graded"].items()}}
-    return gradebook.feedback_documents(ctx.spec, shown, entry, lang)
+    return gradebook.feedback_documents(ctx.spec, shown, entry, lang, ctx.book_url)
 
 
 # ---------------------------------------------------------------- files

@@ -149,7 +149,7 @@ def grade_term(options: TermOptions) -> TermResult:
         people.setdefault(student, book.Person(student))
         if student not in metas:
             metas[student] = previous.get(student, {}) if student in records else {}
-    ctx = book.Context(spec, policy, applied, penalise, engine.lang, engine.reveal_hidden)
+    ctx = book.Context(spec, policy, applied, penalise, engine.lang, engine.reveal_hidden, engine.book_url)
     built = [book.build(ctx, people[s], records.get(s), metas[s]) for s in students]
     rows = [b.row for b in built]
     grades = {
