@@ -1,8 +1,8 @@
 """lab04, the mask at inference with a KV cache.
 
 - ``kv_cache_mask(T_new, T_past)``: bool (T_new, T_past + T_new), True = may attend,
-  aligned bottom-right: new query k (absolute position T_past + k) sees keys
-  0 .. T_past + k. The classic slip is the top-left alignment of
+  aligned bottom-right: new query r (absolute position T_past + r) sees keys
+  0 .. T_past + r. The classic slip is the top-left alignment of
   ``is_causal=True`` / ``tril(ones(L, S))``.
 - ``cached_attention(q, k, v, past_k=None, past_v=None) -> (out, k_all, v_all)``.
   The grader cannot chain a student's calls (each call is plain data), so
