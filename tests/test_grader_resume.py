@@ -3,6 +3,7 @@ import json
 import os
 import signal
 import subprocess
+import tempfile
 import sys
 import time
 from pathlib import Path
@@ -73,9 +74,12 @@ def test_kill_and_resume(tmp_path):
     while zygotes_of(out) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not zygotes_of(out), "the warm workers outlived the killed grader"
+    left = [p for p in Path(tempfile.gettempdir()).glob(f"autograder-worker-{grader.pid}-*")]
+    assert left, "the killed grader's worker dir should still be there for the next grader to sweep"
 
     again = subprocess.run(command(subs, out), cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert again.returncode == 0, again.stderr
+    assert not [p for p in left if p.exists()], "the next grader should remove the killed one's worker dir"
     assert f"{done_before} submissions taken from earlier records; {N - done_before} graded now." in again.stdout
 
     book = json.loads((out / "grades.json").read_text())
@@ -99,3 +103,24 @@ def test_kill_and_resume(tmp_path):
     book = json.loads((out / "grades.json").read_text())
     assert [entry["student"] for entry in book["submissions"]] == students
     assert book["submissions"][0]["score"] == LAB00_FULL
+
+
+def test_only_dead_graders_worker_dirs_are_swept(tmp_path):
+    from autograder.grader.sandbox import sweep_stale_worker_dirs
+
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    dead = tmp_path / f"autograder-worker-{gone.pid}-abc123"
+    (dead / "autograder").mkdir(parents=True)
+    (dead / "autograder" / "x.py").write_text("")
+    alive = tmp_path / f"autograder-worker-{os.getpid()}-def456"
+    alive.mkdir()
+    elsewhere = tmp_path / "keep"
+    elsewhere.mkdir()
+    link = tmp_path / f"autograder-worker-{gone.pid}-link00"
+    link.symlink_to(elsewhere)
+    foreign = tmp_path / "autograder-worker-notapid"
+    foreign.mkdir()
+    assert sweep_stale_worker_dirs(str(tmp_path)) == 1
+    assert not dead.exists()
+    assert alive.is_dir() and elsewhere.is_dir() and link.is_symlink() and foreign.is_dir()

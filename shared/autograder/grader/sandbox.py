@@ -17,6 +17,7 @@ import shutil
 import signal
 import site
 import socket
+import stat
 import subprocess
 import sys
 import sysconfig
@@ -429,11 +430,16 @@ def _python() -> tuple[str, str]:
     return binary, os.path.realpath(sys.base_prefix)
 
 
+WORKER_DIR_PREFIX = "autograder-worker-"
+
+
 class WorkerDir:
-    """A private directory with only what the sandbox may see of the grader's code."""
+    """A private directory with only what the sandbox may see of the grader's code. Its name carries
+    the grader's pid, so that the next grader removes what a killed one (kill -9) left in the temp dir."""
 
     def __init__(self) -> None:
-        self.path = Path(tempfile.mkdtemp(prefix="autograder-worker-"))
+        self.swept = sweep_stale_worker_dirs()
+        self.path = Path(tempfile.mkdtemp(prefix=f"{WORKER_DIR_PREFIX}{os.getpid()}-"))
         os.chmod(self.path, 0o755)
         shutil.copyfile(WORKER_FILE, self.path / "_worker.py")
         shutil.copyfile(runtime.__file__, self.path / "runtime.py")
@@ -456,6 +462,33 @@ class WorkerDir:
 
     def cleanup(self) -> None:
         shutil.rmtree(self.path, ignore_errors=True)
+
+
+def sweep_stale_worker_dirs(temp: str | None = None) -> int:
+    """Remove the worker dirs of graders that no longer run; how many. Only this user's real
+    directories named `autograder-worker-<pid>-...` whose pid is gone: never a link, never a live grader's."""
+    if not os.path.isdir("/proc/self"):
+        return 0  # no way to tell a dead grader from a live one here
+    temp = temp or tempfile.gettempdir()
+    removed = 0
+    try:
+        names = os.listdir(temp)
+    except OSError:
+        return 0
+    for name in names:
+        match = re.fullmatch(rf"{WORKER_DIR_PREFIX}(\d+)-[\w]+", name)
+        if match is None or os.path.exists(f"/proc/{match.group(1)}"):
+            continue
+        path = os.path.join(temp, name)
+        try:
+            info = os.lstat(path)
+        except OSError:
+            continue
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid():
+            continue
+        shutil.rmtree(path, ignore_errors=True)
+        removed += not os.path.lexists(path)
+    return removed
 
 
 def bwrap_path() -> str | None:
