@@ -173,8 +173,9 @@ def notebook_resolver(lang: str, roots: Iterable[Path], here: Path | None = None
         folder = root / "course" / lang
         if folder.is_dir():
             relative = Path(os.path.relpath(folder.resolve(), here)).as_posix()
+            # JupyterLab compares the fragment as written with a heading's data-jupyter-id: no %-quoting
             return resolver(folder, lambda stem, fragment: f"{relative}/{stem}.ipynb"
-                            + (f"#{quote(fragment)}" if fragment else ""))
+                            + (f"#{fragment}" if fragment else ""))
     return None
 
 

@@ -8,7 +8,8 @@ workspace.
 
 1. labs/es/lab01_masks.ipynb: type a correct `causal_mask` into its cell, run it
    and its check cell, read the Spanish success line; then type a version that
-   masks the diagonal and read the diagnosis. The expected lines are what
+   masks the diagonal and read the diagnosis, then follow its link to the
+   chapter section it names. The expected lines are what
    `lab.check` prints for the same code, computed here with the autograder.
    (Until lab01 exists, the same path runs on lab00's `causal_mask_T4`.)
 2. A chapter in hi-Latn (02 if it has the mask explorer, else 03): clear the
@@ -29,6 +30,7 @@ import sys
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import unquote, urlparse
 
 import nbformat
 import pytest
@@ -225,6 +227,8 @@ def lab_server(browser, tmp_path_factory):
     """JupyterLab serving copies of the notebooks these tests open."""
     root = tmp_path_factory.mktemp("jupyterlab-root")
     copy_into(root, lab_case().notebook)
+    for chapter in sorted((ROOT / "course" / "es").glob("[0-9][0-9]_*.ipynb")):  # what the feedback links to
+        copy_into(root, str(chapter.relative_to(ROOT)))
     copy_into(root, hi_latn_chapter())
     write_explorer_notebook(root / EXPLORER_NOTEBOOK)
     server = JupyterLab(root, tmp_path_factory.mktemp("jupyterlab-home"))
@@ -332,6 +336,23 @@ def test_lab_check_in_spanish(page, page_log, lab_server, artifacts):
     assert diagnosis.startswith("❌") and "diagonal" in diagnosis, diagnosis
     expect(check.locator(".jp-OutputArea-output")).to_contain_text(diagnosis, timeout=RUN_TIMEOUT_MS)
     shoot(page, check, artifacts / f"{name}_es_2_diagonal.png")
+
+    # 3. the chapter the diagnosis names is a link: it opens that chapter, at the section it names
+    link = check.locator(".jp-OutputArea-output a.book-ref").first
+    expect(link).to_be_visible(timeout=TIMEOUT_MS)
+    href = link.get_attribute("href")
+    chapter, fragment = Path(unquote(urlparse(href).path)).name, unquote(urlparse(href).fragment)
+    # JupyterLab resolves the relative link against the lab's folder (labs/es/) into its own files URL
+    assert "/files/course/es/" in urlparse(href).path and fragment, href
+    link.click()
+    expect(page.locator('.lm-TabBar-tab[data-type="document-title"].lm-mod-current')).to_contain_text(
+        chapter, timeout=TIMEOUT_MS)
+    # The fragment is a heading of that chapter: JupyterLab 4 keeps a heading's anchor in data-jupyter-id.
+    # (JupyterLab 4.6 opens the chapter at its top: it scrolls to no fragment of another notebook here,
+    # not even for its own Markdown links; the HTML edition's links do land on the section.)
+    heading = page.locator(f'.jp-NotebookPanel:visible h2[data-jupyter-id="{fragment}"]')
+    expect(heading).to_have_count(1, timeout=TIMEOUT_MS)
+    page.screenshot(path=str(artifacts / f"{name}_es_3_chapter_link.png"))
 
     assert not page_log.errors, page_log.errors
     assert all(url.startswith((lab_server.base, "data:", "blob:")) for url in page_log.requests), \
