@@ -5,7 +5,7 @@ read, "." blocked), so that the test does not repeat the rule it checks.
 """
 import pytest
 
-from labbook.explorer import Settings, cell_state, explorer, grid, worked_example
+from labbook.explorer import Settings, cell_state, explorer, grid, has_target, worked_example
 
 
 def allowed(s: Settings) -> list[str]:
@@ -39,6 +39,13 @@ def test_the_boundary_between_two_documents():
     assert [cell_state(s, 2, j)["reason"] for j in range(4)] == ["", "", "", "future"]
     assert s.starts == [3, 5]
     assert [s.doc(j) for j in range(8)] == [0, 0, 0, 1, 1, 2, 2, 2]
+
+
+def test_the_last_query_of_a_document_has_no_target():
+    s = Settings(T=8, padding=(0, 0), documents=(3, 2, 3))
+    assert [has_target(s, i) for i in range(8)] == [True, True, False, True, False, True, True, False]
+    padded = Settings(T=6, padding=(0, 2), sequence=1, documents=(2, 4))
+    assert [has_target(padded, i) for i in range(6)] == [True, False, True, False, False, False]
 
 
 def test_documents_without_the_causal_mask_block_other_documents_only():

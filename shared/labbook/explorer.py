@@ -37,7 +37,8 @@ render) and the current settings as data attributes; every grid cell carries
 Reasons: a blocked cell says why ("pad", "future", "align", "document",
 "window"); a readable cell has no reason except "sink", a key that only the sink
 rule keeps readable. Marks of the selected row: "read", "sink" (read as a sink),
-"target".
+"target" (none for the last query of a document or of the real tokens: see
+`has_target`).
 """
 from __future__ import annotations
 
@@ -162,6 +163,15 @@ def cell_state(s: Settings, r: int, j: int, T: int | None = None, pad: int | Non
         reason = "sink"
     leak = "target" if j == i + 1 else ("future" if j > i else "")
     return {"allowed": True, "reason": reason, "leak": leak}
+
+
+def has_target(s: Settings, i: int) -> bool:
+    """Whether query i has a target: the next token is real and in its own document.
+
+    A packed row gives the first token of each document the label -100
+    (chapter 11 §2): it is not predicted from the previous document.
+    """
+    return i < s.T - s.pad - 1 and (not s.documents or s.doc(i + 1) == s.doc(i))
 
 
 def grid(s: Settings) -> list[list[dict]]:
@@ -351,4 +361,4 @@ def explorer(T: int = 6, *, causal: bool = True, window: int = 0, padding: tuple
     return Explorer(settings, lang)
 
 
-__all__ = ["Explorer", "Settings", "cell_state", "explorer", "grid", "symbol", "worked_example"]
+__all__ = ["Explorer", "Settings", "cell_state", "explorer", "grid", "has_target", "symbol", "worked_example"]

@@ -106,6 +106,9 @@
     var s = JSON.parse(JSON.stringify(cfg.state));
     s.documents = s.documents || [];
     s.sinks = s.sinks || 0;
+    /* The ticked boundaries, kept while T is shorter than some of them: typing T = 12 passes through
+     * T = 1, and the boundaries come back once the row is long enough again. */
+    var cuts = docStarts(s.documents);
     var uid = root.id || ("lbx-" + Math.random().toString(36).slice(2));
     var rev = 0;
     var app = root.querySelector(".lbx-app");
@@ -190,8 +193,8 @@
       return out;
     }
 
-    /* Query i has a target when the next token is real and in its own document (a packed row gives
-     * the first token of each document the label -100: it is not predicted from the previous one). */
+    /* Same as explorer.has_target: the next token is real and in the query's own document (a packed
+     * row gives the first token of each document the label -100: it is not predicted from the previous one). */
     function hasTarget(i) {
       var real = s.T - s.padding[s.sequence];
       return i < real - 1 && (!s.documents.length || docOf(s, i + 1) === docOf(s, i));
@@ -335,9 +338,8 @@
       s.offset = clamp(s.offset, 0, s.T - 1);
       s.window = clamp(s.window, 0, T_MAX);
       s.sinks = clamp(s.sinks, 0, T_MAX);
-      // a shorter or longer row keeps the boundaries that still fit; the last document takes the rest
-      var sum = s.documents.reduce(function (a, b) { return a + b; }, 0);
-      if (s.documents.length && sum !== s.T) s.documents = lengthsFrom(docStarts(s.documents), s.T);
+      // the boundaries that fit in the row cut it, the last document takes the rest ([]: one document)
+      s.documents = lengthsFrom(cuts, s.T);
       if (s.row !== null && s.row >= s.T - s.offset) s.row = null;
       renderBoundaries();
       fieldPads.forEach(function (field) { field.querySelector("input").max = s.T - 1; });
@@ -374,9 +376,8 @@
       else if (control === "align") s.align = target.value;
       else if (control === "boundary") {
         var pos = +target.getAttribute("data-pos");
-        var starts = docStarts(s.documents).filter(function (x) { return x !== pos; });
-        if (target.checked) starts.push(pos);
-        s.documents = lengthsFrom(starts, s.T);
+        cuts = cuts.filter(function (x) { return x !== pos; });
+        if (target.checked) cuts.push(pos);
       }
       fixRanges();
       render();
