@@ -4,6 +4,8 @@
     explorer(T=6)                              # chapter 02: the causal triangle
     explorer(T=6, padding=(0, 2), sequence=1)  # chapter 05: padding
     explorer(T=8, window=3, offset=3)          # chapter 09: sliding window, KV cache
+    explorer(T=8, documents=(3, 2, 3))         # chapter 11: packed documents, document mask
+    explorer(T=8, window=3, sinks=1)           # chapter 11: attention sinks with a window
 
 The returned object displays as one self-contained HTML block: markup, CSS and
 JavaScript travel inside the output (no CDN, no kernel once rendered), so it
@@ -13,10 +15,13 @@ block shows a static rendering of the starting state instead.
 
 Clicking a query row highlights the keys it may read and marks its target (the
 next token). Controls toggle the causal mask, set each sequence's right padding,
-a sliding window W and a KV-cache offset with bottom-right or top-left
-alignment; with the mask off, readable future keys are marked as leaks. A second
-view shows the masked scores and softmax weights of the T = 3 worked example of
-chapter 03 under the same mask.
+a sliding window W, a KV-cache offset with bottom-right or top-left
+alignment, the boundaries of packed documents (the document mask: a query reads
+only keys of its own document) and a number of attention sinks (the first
+n_sink keys stay readable when the window has passed them); with the mask off,
+readable future keys are marked as leaks. A second view shows the masked scores
+and softmax weights of the T = 3 worked example of chapter 03 under the same
+mask.
 
 The rules live twice, here (`cell_state`, `worked_example`, used for the static
 view and by the tests as the reference) and in explorer/explorer.js (the live
@@ -25,8 +30,15 @@ widget); tests/browser checks that the browser shows what this module computes.
 Signals for tests and assistive technology: the root element carries
 `data-ready="true"` once the script has run, `data-rev` (incremented on every
 render) and the current settings as data attributes; every grid cell carries
-`data-row`, `data-col`, `data-allowed`, `data-reason`, `data-leak`, `data-mark`;
-a `role="status"` line (aria-live) describes the selected row in words.
+`data-row`, `data-col`, `data-allowed`, `data-reason`, `data-leak`, `data-mark`
+(and `data-doc-start` where a new document begins); a `role="status"` line
+(aria-live) describes the selected row in words.
+
+Reasons: a blocked cell says why ("pad", "future", "align", "document",
+"window"); a readable cell has no reason except "sink", a key that only the sink
+rule keeps readable. Marks of the selected row: "read", "sink" (read as a sink),
+"target" (none for the last query of a document or of the real tokens: see
+`has_target`).
 """
 from __future__ import annotations
 
@@ -51,7 +63,7 @@ VIEWS = ("mask", "worked")
 # The worked example of chapter 03: T = 3, d_k = 2.
 Q_EXAMPLE = ((1.0, 2.0), (3.0, 1.0), (2.0, 2.0))
 K_EXAMPLE = ((2.0, 1.0), (1.0, 3.0), (2.0, 1.0))
-SYMBOLS = {"read": "✓", "future": "·", "pad": "∅", "window": "⋯", "align": "◸"}
+SYMBOLS = {"read": "✓", "future": "·", "pad": "∅", "window": "⋯", "align": "◸", "document": "≠", "sink": "◆"}
 MINUS_INF = "−∞"
 
 _counter = itertools.count()
@@ -59,7 +71,13 @@ _counter = itertools.count()
 
 @dataclass(frozen=True)
 class Settings:
-    """What the controls set. `padding` is the right padding of each of the two sequences."""
+    """What the controls set. `padding` is the right padding of each of the two sequences.
+
+    `documents` are the lengths of the documents packed into the row, in order
+    (summing to T); () is one document, no document mask. `sinks` is n_sink:
+    keys 0..n_sink-1 stay readable however far the window has moved (0: off;
+    without a window it changes nothing, every earlier key is readable already).
+    """
 
     T: int = 6
     causal: bool = True
@@ -70,6 +88,8 @@ class Settings:
     align: str = "bottom-right"
     row: int | None = None  # selected query row (0-based, counted from the first query shown)
     view: str = "mask"
+    documents: tuple[int, ...] = ()  # lengths of the packed documents; (): a single document
+    sinks: int = 0  # n_sink: the first keys that the window never drops
 
     def validate(self) -> "Settings":
         if not T_MIN <= self.T <= T_MAX:
@@ -88,6 +108,10 @@ class Settings:
             raise ValueError(f"view must be one of {VIEWS}, got {self.view!r}")
         if self.row is not None and not 0 <= self.row < self.T - self.offset:
             raise ValueError(f"row must be from 0 to T-offset-1, got {self.row}")
+        if self.documents and (sum(self.documents) != self.T or not all(n >= 1 for n in self.documents)):
+            raise ValueError(f"documents must be lengths of at least 1 that sum to T = {self.T}, got {self.documents}")
+        if not 0 <= self.sinks <= T_MAX:
+            raise ValueError(f"sinks must be from 0 (no sink) to {T_MAX}, got {self.sinks}")
         return self
 
     @property
@@ -98,6 +122,15 @@ class Settings:
     def rows(self) -> int:
         return self.T - self.offset
 
+    @property
+    def starts(self) -> list[int]:
+        """The positions where a new document begins (document 0 begins at 0 and is not listed)."""
+        return list(itertools.accumulate(self.documents))[:-1]
+
+    def doc(self, j: int) -> int:
+        """The document of position j; a position past the last length belongs to the last document."""
+        return sum(1 for start in self.starts if start <= j)
+
 
 # ---------------------------------------------------------------- the rules (mirrored in explorer.js)
 def cell_state(s: Settings, r: int, j: int, T: int | None = None, pad: int | None = None,
@@ -107,8 +140,10 @@ def cell_state(s: Settings, r: int, j: int, T: int | None = None, pad: int | Non
     The query of row r sits at absolute position i = offset + r; its causal
     limit is d = i (bottom-right alignment) or d = r (top-left). A key is
     blocked by padding (j >= T - pad), by the causal mask (j > d: "align" when
-    j <= i, i.e. only the top-left alignment hides it, else "future"), or by the
-    window (j < d - W + 1). A readable key j > i is a leak; j = i + 1 is the target.
+    j <= i, i.e. only the top-left alignment hides it, else "future"), by the
+    document mask (doc(j) != doc(i)), or by the window (j < d - W + 1) unless it
+    is a sink (j < n_sink: readable, reason "sink"). A readable key j > i is a
+    leak; j = i + 1 is the target.
     """
     T = s.T if T is None else T
     pad = s.pad if pad is None else pad
@@ -119,10 +154,24 @@ def cell_state(s: Settings, r: int, j: int, T: int | None = None, pad: int | Non
         return {"allowed": False, "reason": "pad", "leak": ""}
     if s.causal and j > d:
         return {"allowed": False, "reason": "align" if j <= i else "future", "leak": ""}
+    if s.documents and s.doc(j) != s.doc(i):
+        return {"allowed": False, "reason": "document", "leak": ""}
+    reason = ""
     if s.window and j < d - s.window + 1:
-        return {"allowed": False, "reason": "window", "leak": ""}
+        if j >= s.sinks:
+            return {"allowed": False, "reason": "window", "leak": ""}
+        reason = "sink"
     leak = "target" if j == i + 1 else ("future" if j > i else "")
-    return {"allowed": True, "reason": "", "leak": leak}
+    return {"allowed": True, "reason": reason, "leak": leak}
+
+
+def has_target(s: Settings, i: int) -> bool:
+    """Whether query i has a target: the next token is real and in its own document.
+
+    A packed row gives the first token of each document the label -100
+    (chapter 11 §2): it is not predicted from the previous document.
+    """
+    return i < s.T - s.pad - 1 and (not s.documents or s.doc(i + 1) == s.doc(i))
 
 
 def grid(s: Settings) -> list[list[dict]]:
@@ -131,7 +180,11 @@ def grid(s: Settings) -> list[list[dict]]:
 
 
 def worked_example(s: Settings) -> dict:
-    """Masked scores and weights of the T = 3 example under the same settings (padding and offset clipped to 2)."""
+    """Masked scores and weights of the T = 3 example under the same settings.
+
+    Padding and offset are clipped to 2; the three tokens keep the documents of
+    positions 0..2 of the row, and the sinks are the same keys 0..n_sink-1.
+    """
     T, pad, offset = 3, min(s.pad, 2), min(s.offset, 2)
     scale = math.sqrt(len(Q_EXAMPLE[0]))
     scores, weights, states = [], [], []
@@ -153,6 +206,13 @@ def worked_example(s: Settings) -> dict:
     return {"offset": offset, "pad": pad, "scores": scores, "weights": weights, "states": states}
 
 
+def symbol(c: dict) -> str:
+    """The character a cell shows: a leak, a sink, a readable key, or why the key is blocked."""
+    if c["leak"]:
+        return "!"
+    return SYMBOLS[c["reason"] or "read"]
+
+
 def fmt_score(x: float) -> str:
     return MINUS_INF if x == -math.inf else f"{x:.2f}"
 
@@ -172,13 +232,16 @@ def _asset(name: str) -> str:
 
 # The widget's interface: its HTML and JavaScript read these texts by name (text["caption"], ...).
 N_(
-    "explorer.align", "explorer.bottom_right", "explorer.caption", "explorer.causal", "explorer.corner",
-    "explorer.legend", "explorer.legend_align", "explorer.legend_future", "explorer.legend_leak",
-    "explorer.legend_pad", "explorer.legend_read", "explorer.legend_target", "explorer.legend_window",
+    "explorer.align", "explorer.boundary", "explorer.bottom_right", "explorer.caption", "explorer.causal",
+    "explorer.corner", "explorer.documents", "explorer.legend", "explorer.legend_align",
+    "explorer.legend_document", "explorer.legend_future", "explorer.legend_leak", "explorer.legend_pad",
+    "explorer.legend_read", "explorer.legend_sink", "explorer.legend_target", "explorer.legend_window",
     "explorer.length", "explorer.none", "explorer.offset", "explorer.pad", "explorer.padding",
-    "explorer.pick", "explorer.plain", "explorer.seq", "explorer.sequence", "explorer.static_note",
-    "explorer.status_empty", "explorer.status_leak", "explorer.status_pad_query", "explorer.status_row",
-    "explorer.status_target", "explorer.status_target_outside", "explorer.structure_note", "explorer.title",
+    "explorer.pick", "explorer.plain", "explorer.seq", "explorer.sequence", "explorer.sinks",
+    "explorer.static_note", "explorer.status_document", "explorer.status_empty", "explorer.status_leak",
+    "explorer.status_pad_query", "explorer.status_row", "explorer.status_sink", "explorer.status_target",
+    "explorer.status_target_document", "explorer.status_target_outside", "explorer.structure_note",
+    "explorer.title",
     "explorer.top_left", "explorer.view_mask", "explorer.view_worked", "explorer.views", "explorer.window",
     "explorer.worked_leak", "explorer.worked_nan", "explorer.worked_note", "explorer.worked_scores",
     "explorer.worked_weights",
@@ -195,9 +258,14 @@ class Explorer:
     def __init__(self, settings: Settings, lang: str):
         self.settings = settings.validate()
         self.lang = lang
-        config = {"state": {**asdict(settings), "padding": list(settings.padding)}, "lang": lang}
+        config = {"state": self.state(), "lang": lang}
         digest = hashlib.sha1(json.dumps(config, sort_keys=True).encode()).hexdigest()[:8]
         self.uid = f"lbx-{digest}-{next(_counter)}"
+
+    def state(self) -> dict:
+        """The settings as the widget's JSON state (lists, not tuples)."""
+        s = self.settings
+        return {**asdict(s), "padding": list(s.padding), "documents": list(s.documents)}
 
     # -- static views (also what a reader without JavaScript sees)
     def _static_grid(self, text: dict[str, str]) -> str:
@@ -205,16 +273,17 @@ class Explorer:
         words = tokens(self.lang)[s.sequence]
         real = s.T - s.pad
         label = [words[j] if j < real else text["pad"] for j in range(s.T)]
-        head = "".join(f'<th scope="col">k{j}<br>{html.escape(label[j])}</th>' for j in range(s.T))
+        starts = set(s.starts)
+        start = [' data-doc-start="true"' if j in starts else "" for j in range(s.T)]
+        head = "".join(f'<th scope="col"{start[j]}>k{j}<br>{html.escape(label[j])}</th>' for j in range(s.T))
         body = []
         for r, row in enumerate(grid(s)):
             i = s.offset + r
             cells = "".join(
                 f'<td data-row="{r}" data-col="{j}" data-allowed="{str(c["allowed"]).lower()}" '
-                f'data-reason="{c["reason"]}" data-leak="{c["leak"]}">'
-                f'{"!" if c["leak"] else SYMBOLS["read" if c["allowed"] else c["reason"]]}</td>'
+                f'data-reason="{c["reason"]}" data-leak="{c["leak"]}"{start[j]}>{symbol(c)}</td>'
                 for j, c in enumerate(row))
-            body.append(f'<tr><th scope="row">q{i} {html.escape(label[i])}</th>{cells}</tr>')
+            body.append(f'<tr{start[i]}><th scope="row">q{i} {html.escape(label[i])}</th>{cells}</tr>')
         return (f'<table class="lbx-grid"><caption>{html.escape(text["caption"])}</caption><thead><tr><th scope="col">{html.escape(text["corner"])}</th>{head}</tr></thead>'
                 f'<tbody>{"".join(body)}</tbody></table>')
 
@@ -234,7 +303,8 @@ class Explorer:
 
     def _legend(self, text: dict[str, str]) -> str:
         items = [("read", SYMBOLS["read"]), ("future", SYMBOLS["future"]), ("pad", SYMBOLS["pad"]),
-                 ("window", SYMBOLS["window"]), ("align", SYMBOLS["align"]), ("leak", "!"), ("target", "◎")]
+                 ("window", SYMBOLS["window"]), ("align", SYMBOLS["align"]), ("document", SYMBOLS["document"]),
+                 ("sink", SYMBOLS["sink"]), ("leak", "!"), ("target", "◎")]
         return ('<ul class="lbx-legend">' + "".join(
             f'<li><span class="lbx-key" data-legend="{name}">{symbol}</span> {html.escape(text["legend_" + name])}</li>'
             for name, symbol in items) + "</ul>")
@@ -242,7 +312,7 @@ class Explorer:
     def _repr_html_(self) -> str:
         text = _texts(self.lang)
         config = {
-            "state": {**asdict(self.settings), "padding": list(self.settings.padding)},
+            "state": self.state(),
             "texts": text,
             "sentences": tokens(self.lang),
             "Q": Q_EXAMPLE,
@@ -271,8 +341,7 @@ class Explorer:
         s = self.settings
         lines = [text["plain"].replace("{T}", str(s.T))]
         for r, row in enumerate(grid(s)):
-            lines.append(f"q{s.offset + r:<3}" + " ".join(
-                "!" if c["leak"] else SYMBOLS["read" if c["allowed"] else c["reason"]] for c in row))
+            lines.append(f"q{s.offset + r:<3}" + " ".join(symbol(c) for c in row))
         return "\n".join(lines)
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, str]:
@@ -281,14 +350,15 @@ class Explorer:
 
 def explorer(T: int = 6, *, causal: bool = True, window: int = 0, padding: tuple[int, int] = (0, 2),
              sequence: int = 0, offset: int = 0, align: str = "bottom-right", row: int | None = None,
-             view: str = "mask", lang: str | None = None) -> Explorer:
+             view: str = "mask", documents: tuple[int, ...] = (), sinks: int = 0,
+             lang: str | None = None) -> Explorer:
     """The mask explorer, starting from these settings (see the module docstring)."""
     lang = lang or current_lang()
     if lang not in LANGS:
         raise ValueError(f"lang must be one of {LANGS}, got {lang!r}")
     settings = Settings(T=T, causal=causal, window=window, padding=tuple(padding), sequence=sequence,
-                        offset=offset, align=align, row=row, view=view)
+                        offset=offset, align=align, row=row, view=view, documents=tuple(documents), sinks=sinks)
     return Explorer(settings, lang)
 
 
-__all__ = ["Explorer", "Settings", "cell_state", "explorer", "grid", "worked_example"]
+__all__ = ["Explorer", "Settings", "cell_state", "explorer", "grid", "has_target", "symbol", "worked_example"]

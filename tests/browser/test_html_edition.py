@@ -307,7 +307,8 @@ def open_explorer(page, url):
     page.goto(url)
     widget = page.locator('.lbx[data-ready="true"]').first
     expect(widget).to_be_visible()
-    # the starting state, whatever the chapter chose: T = 6, causal, no window, no cache, sequence 1 unpadded
+    # the starting state, whatever the chapter chose: T = 6, causal, no window, no cache, sequence 1 unpadded,
+    # one document, no sink
     widget.locator('[role="tab"][data-view="mask"]').click()
     expect(widget).to_have_attribute("data-view", "mask")
     widget.locator('select[data-control="sequence"]').select_option("0")
@@ -317,6 +318,10 @@ def open_explorer(page, url):
     set_number(widget, "offset", 0, "data-offset")
     set_number(widget, "window", 0, "data-window")
     set_number(widget, "padding", 0, "data-pad", seq=0)
+    set_number(widget, "sinks", 0, "data-sinks")
+    for box in widget.locator('input[data-control="boundary"]').all():
+        box.uncheck()
+    expect(widget).to_have_attribute("data-documents", "")
     if widget.locator('input[data-control="causal"]').is_checked() is False:
         widget.locator('input[data-control="causal"]').check()
     expect(widget).to_have_attribute("data-causal", "true")
@@ -416,6 +421,71 @@ def test_explorer_padding_and_kv_cache(page, page_log, explorer_url, artifacts):
     assert cells_where(widget, '[data-reason="align"]') == {(r, j) for r in range(3) for j in range(r + 1, r + 4)}
     assert grid_attributes(widget) == grid(s)
     widget.screenshot(path=str(artifacts / "explorer_5_kv_top_left.png"))
+    assert not page_log.errors, page_log.errors
+
+
+def test_explorer_documents_and_sinks(page, page_log, explorer_url, artifacts):
+    """Chapter 11's masks: boundaries between packed documents, then a sink with a window."""
+    from playwright.sync_api import expect
+
+    widget = open_explorer(page, explorer_url)
+    set_number(widget, "T", 8, "data-T")
+    # documents of 3, 2 and 3 tokens: new documents begin at keys 3 and 5
+    for pos in (3, 5):
+        widget.locator(f'input[data-control="boundary"][data-pos="{pos}"]').check()
+    expect(widget).to_have_attribute("data-documents", "3,2,3")
+    s = settings_of(widget, T=8, documents=(3, 2, 3))
+    assert grid_attributes(widget) == grid(s)
+    other = {(r, j) for r in (3, 4) for j in range(3)} | {(r, j) for r in (5, 6, 7) for j in range(5)}
+    assert cells_where(widget, '[data-reason="document"]') == other
+    assert cells_where(widget, '[data-doc-start="true"]') == {(r, j) for r in range(8) for j in (3, 5)}
+    # the first query of document 1 reads only itself
+    widget.locator('button[data-query="3"]').click()
+    expect(widget).to_have_attribute("data-selected-row", "3")
+    assert cells_where(widget, '[data-mark="read"]') == {(3, 3)}
+    assert cells_where(widget, '[data-mark="target"]') == {(3, 4)}
+    expect(widget.locator(".lbx-status")).to_contain_text(tr("explorer.status_document", "es").split("{")[0].strip())
+    # the last query of document 0: its next token begins document 1, so it has no target
+    widget.locator('button[data-query="2"]').click()
+    assert cells_where(widget, '[data-mark="read"]') == {(2, 0), (2, 1), (2, 2)}
+    assert cells_where(widget, '[data-mark="target"]') == set()
+    expect(widget.locator(".lbx-status")).to_contain_text(
+        tr("explorer.status_target_document", "es").split("{")[0].strip())
+    widget.screenshot(path=str(artifacts / "explorer_7_documents.png"))
+    # move a boundary: without the one at key 5, documents of 3 and 5 tokens
+    widget.locator('input[data-control="boundary"][data-pos="5"]').uncheck()
+    expect(widget).to_have_attribute("data-documents", "3,5")
+    assert grid_attributes(widget) == grid(settings_of(widget, T=8, documents=(3, 5)))
+    # the worked example (T = 3) with documents 0 | 1 2: its rows read k0, k1, and k1 k2
+    widget.locator('input[data-control="boundary"][data-pos="3"]').uncheck()
+    widget.locator('input[data-control="boundary"][data-pos="1"]').check()
+    expect(widget).to_have_attribute("data-documents", "1,7")
+    s = settings_of(widget, T=8, documents=(1, 7))
+    assert grid_attributes(widget) == grid(s)
+    widget.locator('[role="tab"][data-view="worked"]').click()
+    weights = widget.locator('[data-matrix="weights"] td').all_inner_texts()
+    assert weights == [fmt_weight(x) for row in worked_example(s)["weights"] for x in row]
+    assert weights[:6] == ["1.00", "0.00", "0.00", "0.00", "1.00", "0.00"]
+    widget.locator('[role="tab"][data-view="mask"]').click()
+    widget.locator('input[data-control="boundary"][data-pos="1"]').uncheck()
+    expect(widget).to_have_attribute("data-documents", "")
+
+    # one sink and a window of three keys: key 0 stays readable for every later query
+    set_number(widget, "window", 3, "data-window")
+    set_number(widget, "sinks", 1, "data-sinks")
+    s = settings_of(widget, T=8, window=3, sinks=1)
+    assert grid_attributes(widget) == grid(s)
+    assert cells_where(widget, '[data-reason="sink"]') == {(r, 0) for r in range(3, 8)}
+    assert cells_where(widget, '[data-reason="window"]') == {(r, j) for r in range(4, 8) for j in range(1, r - 2)}
+    widget.locator('button[data-query="7"]').click()
+    assert cells_where(widget, '[data-mark="sink"]') == {(7, 0)}
+    assert cells_where(widget, '[data-mark="read"]') == {(7, 5), (7, 6), (7, 7)}
+    expect(widget.locator(".lbx-status")).to_contain_text(tr("explorer.status_sink", "es").split("{")[0].strip())
+    widget.screenshot(path=str(artifacts / "explorer_8_sinks.png"))
+    # no sink: the plain window again
+    set_number(widget, "sinks", 0, "data-sinks")
+    assert cells_where(widget, '[data-reason="sink"]') == set()
+    assert grid_attributes(widget) == grid(settings_of(widget, T=8, window=3))
     assert not page_log.errors, page_log.errors
 
 

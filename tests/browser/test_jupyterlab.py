@@ -494,4 +494,28 @@ def test_explorer_in_jupyterlab(page, page_log, lab_server, artifacts):
     expect(widget.locator('[data-panel="mask"] td[data-leak="target"]')).to_have_count(4)
     expect(widget.locator(".lbx-status")).to_contain_text("Leak!")
     widget.screenshot(path=str(artifacts / "explorer_jupyterlab_2_live.png"))
+
+    # chapter 11's controls work inside JupyterLab too, and the cells are labbook.explorer's
+    from labbook.explorer import Settings, grid
+
+    def cells():
+        return widget.locator('[data-panel="mask"] tbody tr').evaluate_all(
+            """trs => trs.map(tr => [...tr.querySelectorAll('td')].map(td => ({
+                allowed: td.dataset.allowed === 'true', reason: td.dataset.reason, leak: td.dataset.leak})))""")
+
+    widget.locator('input[data-control="causal"]').check()
+    widget.locator('input[data-control="boundary"][data-pos="2"]').check()
+    expect(widget).to_have_attribute("data-documents", "2,3")
+    assert cells() == grid(Settings(T=5, documents=(2, 3)))
+    widget.locator('input[data-control="boundary"][data-pos="2"]').uncheck()
+    expect(widget).to_have_attribute("data-documents", "")
+    for control, value in (("window", 2), ("sinks", 1)):
+        field = widget.locator(f'input[data-control="{control}"]')
+        field.fill(str(value))
+        field.press("Tab")
+        expect(widget).to_have_attribute(f"data-{control}", str(value))
+    expect(panel.locator(".jp-Notebook .jp-Cell")).to_have_count(cells_before)
+    assert cells() == grid(Settings(T=5, window=2, sinks=1))
+    assert {tuple(x) for x in widget.locator('td[data-reason="sink"]').evaluate_all(
+        "tds => tds.map(td => [Number(td.dataset.row), Number(td.dataset.col)])")} == {(2, 0), (3, 0), (4, 0)}
     assert not page_log.errors, page_log.errors

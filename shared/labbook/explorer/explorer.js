@@ -5,7 +5,8 @@
 (function () {
   "use strict";
   var T_MIN = 2, T_MAX = 16;
-  var SYMBOLS = { read: "\u2713", future: "\u00b7", pad: "\u2205", window: "\u22ef", align: "\u25f8" };
+  var SYMBOLS = { read: "\u2713", future: "\u00b7", pad: "\u2205", window: "\u22ef", align: "\u25f8",
+    document: "\u2260", sink: "\u25c6" };
   var MINUS_INF = "\u2212\u221e";
 
   function fmt(template, params) {
@@ -31,15 +32,40 @@
 
   function clamp(x, lo, hi) { return Math.max(lo, Math.min(hi, x)); }
 
+  /* Where a new document begins (not 0): same as explorer.Settings.starts. */
+  function docStarts(documents) {
+    var out = [], sum = 0;
+    for (var n = 0; n < documents.length - 1; n++) { sum += documents[n]; out.push(sum); }
+    return out;
+  }
+  /* Same as explorer.Settings.doc: a position past the last length belongs to the last document. */
+  function docOf(s, j) {
+    return docStarts(s.documents).filter(function (start) { return start <= j; }).length;
+  }
+  /* Lengths of the documents that begin at 0 and at each start below T; [] when there is only one. */
+  function lengthsFrom(starts, T) {
+    var cuts = starts.filter(function (x) { return x > 0 && x < T; }).sort(function (a, b) { return a - b; });
+    if (!cuts.length) return [];
+    var out = [], prev = 0;
+    cuts.concat([T]).forEach(function (cut) { if (cut > prev) { out.push(cut - prev); prev = cut; } });
+    return out;
+  }
+
   /* The rules: same as explorer.cell_state. */
   function cellState(s, r, j, T, pad, offset) {
     var i = offset + r;
     var d = s.align === "bottom-right" ? i : r;
     if (j >= T - pad) return { allowed: false, reason: "pad", leak: "" };
     if (s.causal && j > d) return { allowed: false, reason: j <= i ? "align" : "future", leak: "" };
-    if (s.window && j < d - s.window + 1) return { allowed: false, reason: "window", leak: "" };
-    return { allowed: true, reason: "", leak: j === i + 1 ? "target" : j > i ? "future" : "" };
+    if (s.documents.length && docOf(s, j) !== docOf(s, i)) return { allowed: false, reason: "document", leak: "" };
+    var reason = "";
+    if (s.window && j < d - s.window + 1) {
+      if (j >= s.sinks) return { allowed: false, reason: "window", leak: "" };
+      reason = "sink";
+    }
+    return { allowed: true, reason: reason, leak: j === i + 1 ? "target" : j > i ? "future" : "" };
   }
+  function symbolOf(c) { return c.leak ? "!" : SYMBOLS[c.reason || "read"]; }
 
   /* Same as explorer.worked_example. */
   function workedExample(s, Q, K) {
@@ -78,6 +104,11 @@
     var cfg = JSON.parse(root.getAttribute("data-config"));
     var tx = cfg.texts, sentences = cfg.sentences;
     var s = JSON.parse(JSON.stringify(cfg.state));
+    s.documents = s.documents || [];
+    s.sinks = s.sinks || 0;
+    /* The ticked boundaries, kept while T is shorter than some of them: typing T = 12 passes through
+     * T = 1, and the boundaries come back once the row is long enough again. */
+    var cuts = docStarts(s.documents);
     var uid = root.id || ("lbx-" + Math.random().toString(36).slice(2));
     var rev = 0;
     var app = root.querySelector(".lbx-app");
@@ -108,8 +139,27 @@
       h("option", { value: "top-left", text: tx.top_left })]);
     alignSelect.value = s.align;
     var fieldAlign = h("label", { "class": "lbx-field" }, [h("span", { text: tx.align }), alignSelect]);
+    var fieldSinks = numberField(tx.sinks, "sinks", s.sinks, 0, T_MAX);
+    /* One checkbox per gap between two keys: checked, a new document begins at that key. */
+    var boundaryBox = h("div", { "class": "lbx-boundaries" });
+    var fieldDocs = h("fieldset", { "class": "lbx-field lbx-docs" }, [h("legend", { text: tx.documents }), boundaryBox]);
+    function renderBoundaries() {
+      var starts = docStarts(s.documents);
+      if (boundaryBox.children.length !== s.T - 1) {
+        boundaryBox.textContent = "";
+        for (var pos = 1; pos < s.T; pos++) {
+          boundaryBox.appendChild(h("label", { "class": "lbx-check lbx-boundary" }, [
+            h("input", { type: "checkbox", "data-control": "boundary", "data-pos": pos, id: uid + "-boundary" + pos,
+              "aria-label": fmt(tx.boundary, { pos: pos }) }),
+            h("span", { "aria-hidden": "true", text: "k" + pos })]));
+        }
+      }
+      Array.prototype.forEach.call(boundaryBox.querySelectorAll("input"), function (box) {
+        box.checked = starts.indexOf(+box.getAttribute("data-pos")) >= 0;
+      });
+    }
     var controls = h("div", { "class": "lbx-controls", role: "group", "aria-label": tx.title },
-      [fieldT, fieldCausal, fieldSeq, fieldPads[0], fieldPads[1], fieldW, fieldOffset, fieldAlign]);
+      [fieldT, fieldCausal, fieldSeq, fieldPads[0], fieldPads[1], fieldW, fieldOffset, fieldAlign, fieldSinks, fieldDocs]);
 
     /* ---- views (tabs) */
     var tabs = ["mask", "worked"].map(function (view) {
@@ -129,7 +179,8 @@
 
     function legend() {
       var items = [["read", SYMBOLS.read], ["future", SYMBOLS.future], ["pad", SYMBOLS.pad],
-        ["window", SYMBOLS.window], ["align", SYMBOLS.align], ["leak", "!"], ["target", "\u25ce"]];
+        ["window", SYMBOLS.window], ["align", SYMBOLS.align], ["document", SYMBOLS.document],
+        ["sink", SYMBOLS.sink], ["leak", "!"], ["target", "\u25ce"]];
       return h("ul", { "class": "lbx-legend", "aria-label": tx.legend }, items.map(function (item) {
         return h("li", {}, [h("span", { "class": "lbx-key", "data-legend": item[0], "aria-hidden": "true", text: item[1] }),
           " " + tx["legend_" + item[0]]]);
@@ -142,19 +193,29 @@
       return out;
     }
 
+    /* Same as explorer.has_target: the next token is real and in the query's own document (a packed
+     * row gives the first token of each document the label -100: it is not predicted from the previous one). */
+    function hasTarget(i) {
+      var real = s.T - s.padding[s.sequence];
+      return i < real - 1 && (!s.documents.length || docOf(s, i + 1) === docOf(s, i));
+    }
+
     /* ---- rendering */
     function renderGrid() {
       var label = labels(), rows = s.T - s.offset, sel = s.row;
       var selI = sel === null ? -1 : s.offset + sel;
       var real = s.T - s.padding[s.sequence];
       var head = [h("th", { scope: "col", "class": "lbx-corner", text: tx.corner })];
+      var starts = docStarts(s.documents);
+      function docStart(j) { return starts.indexOf(j) >= 0 ? "true" : null; }
       var readCols = {};
       if (sel !== null) {
         for (var jj = 0; jj < s.T; jj++) if (cellState(s, sel, jj, s.T, s.padding[s.sequence], s.offset).allowed) readCols[jj] = true;
       }
       for (var j = 0; j < s.T; j++) {
         head.push(h("th", { scope: "col", "data-col": j, "data-read": sel !== null && !!readCols[j],
-          "data-target": sel !== null && selI < real - 1 && j === selI + 1, "data-pad": j >= real },
+          "data-target": sel !== null && hasTarget(selI) && j === selI + 1, "data-pad": j >= real,
+          "data-doc-start": docStart(j) },
           ["k" + j, h("br"), h("span", { "class": "lbx-tok", text: label[j] })]));
       }
       var body = [];
@@ -168,14 +229,14 @@
           var c = cellState(s, r, j, s.T, s.padding[s.sequence], s.offset);
           var mark = "";
           if (r === sel) {
-            if (i < real - 1 && j === i + 1) mark = "target";
-            else if (c.allowed) mark = "read";
+            if (hasTarget(i) && j === i + 1) mark = "target";
+            else if (c.allowed) mark = c.reason === "sink" ? "sink" : "read";
           }
           cells.push(h("td", { "data-row": r, "data-col": j, "data-allowed": c.allowed, "data-reason": c.reason,
-            "data-leak": c.leak, "data-mark": mark,
-            text: c.leak ? "!" : c.allowed ? SYMBOLS.read : SYMBOLS[c.reason] }));
+            "data-leak": c.leak, "data-mark": mark, "data-doc-start": docStart(j), text: symbolOf(c) }));
         }
-        body.push(h("tr", { "data-row": r, "data-selected": r === sel, "data-pad": i >= real }, cells));
+        body.push(h("tr", { "data-row": r, "data-selected": r === sel, "data-pad": i >= real,
+          "data-doc-start": docStart(i) }, cells));
       }
       var table = h("table", { "class": "lbx-grid" }, [
         h("caption", { "class": "lbx-sr", text: tx.caption }),
@@ -220,15 +281,20 @@
       var r = s.row, i = s.offset + r, real = s.T - s.padding[s.sequence];
       var pad = s.padding[s.sequence];
       if (i >= real) return fmt(tx.status_pad_query, { q: i });
-      var keys = [], leaks = 0;
+      var keys = [], leaks = 0, others = [], sinks = [];
       for (var j = 0; j < s.T; j++) {
         var c = cellState(s, r, j, s.T, pad, s.offset);
         if (c.allowed) keys.push("k" + j);
         if (c.leak) leaks++;
+        if (c.reason === "document") others.push("k" + j);
+        if (c.reason === "sink") sinks.push("k" + j);
       }
       var parts = [fmt(tx.status_row, { q: i, token: label[i], n: keys.length, keys: keys.length ? keys.join(", ") : tx.none })];
       if (!keys.length) parts.push(tx.status_empty);
-      if (i + 1 < real) parts.push(fmt(tx.status_target, { target: words[i + 1], pos: i + 1 }));
+      if (others.length) parts.push(fmt(tx.status_document, { n: others.length, keys: others.join(", ") }));
+      if (sinks.length) parts.push(fmt(tx.status_sink, { n: sinks.length, keys: sinks.join(", ") }));
+      if (hasTarget(i)) parts.push(fmt(tx.status_target, { target: words[i + 1], pos: i + 1 }));
+      else if (i + 1 < real) parts.push(fmt(tx.status_target_document, { target: words[i + 1], pos: i + 1 }));
       else parts.push(fmt(tx.status_target_outside, { target: words[i + 1] }));
       if (leaks) parts.push(fmt(tx.status_leak, { n: leaks }));
       return parts.join(" ");
@@ -254,6 +320,8 @@
       root.setAttribute("data-pad", pad);
       root.setAttribute("data-offset", s.offset);
       root.setAttribute("data-align", s.align);
+      root.setAttribute("data-documents", s.documents.join(","));
+      root.setAttribute("data-sinks", s.sinks);
       root.setAttribute("data-view", s.view);
       root.setAttribute("data-selected-row", s.row === null ? "" : s.row);
       root.setAttribute("data-rev", rev);
@@ -269,7 +337,11 @@
       s.padding = s.padding.map(function (p) { return clamp(p, 0, s.T - 1); });
       s.offset = clamp(s.offset, 0, s.T - 1);
       s.window = clamp(s.window, 0, T_MAX);
+      s.sinks = clamp(s.sinks, 0, T_MAX);
+      // the boundaries that fit in the row cut it, the last document takes the rest ([]: one document)
+      s.documents = lengthsFrom(cuts, s.T);
       if (s.row !== null && s.row >= s.T - s.offset) s.row = null;
+      renderBoundaries();
       fieldPads.forEach(function (field) { field.querySelector("input").max = s.T - 1; });
       fieldOffset.querySelector("input").max = s.T - 1;
     }
@@ -277,6 +349,7 @@
       fieldT.querySelector("input").value = s.T;
       fieldPads.forEach(function (field, n) { field.querySelector("input").value = s.padding[n]; });
       fieldW.querySelector("input").value = s.window;
+      fieldSinks.querySelector("input").value = s.sinks;
       fieldOffset.querySelector("input").value = s.offset;
     }
     function onNumber(event) {
@@ -286,6 +359,7 @@
       if (control === "T") s.T = value;
       else if (control === "padding") s.padding[+input.getAttribute("data-seq")] = value;
       else if (control === "window") s.window = value;
+      else if (control === "sinks") s.sinks = value;
       else if (control === "offset") { s.offset = value; s.row = null; }
       fixRanges();
       if (event.type === "change") writeBack();
@@ -300,6 +374,11 @@
       if (control === "causal") s.causal = target.checked;
       else if (control === "sequence") s.sequence = +target.value;
       else if (control === "align") s.align = target.value;
+      else if (control === "boundary") {
+        var pos = +target.getAttribute("data-pos");
+        cuts = cuts.filter(function (x) { return x !== pos; });
+        if (target.checked) cuts.push(pos);
+      }
       fixRanges();
       render();
     });
