@@ -128,12 +128,15 @@ def test_extraction_reads_the_code_cells_of_a_myst_source():
     assert catalogs.keys_in(source, markdown=True) == [(4, "ch01.prompt")]
 
 
-def test_update_is_idempotent():
-    """Aligning a catalogue that is up to date rewrites it byte for byte."""
+def test_update_is_idempotent(tmp_path):
+    """Aligning a catalogue that is up to date rewrites it byte for byte (on a copy: a failing run must not
+    rewrite the repository's file)."""
     english = catalogs.read_catalog(catalogs.po_path("labbook", "en"))
     spanish_path = catalogs.po_path("labbook", "es")
+    copy = tmp_path / "labbook.po"
+    copy.write_bytes(spanish_path.read_bytes())
     aligned = catalogs.aligned(TEMPLATES["labbook"], "labbook", "es", catalogs.read_catalog(spanish_path), english)
-    assert not catalogs.write_catalog(spanish_path, aligned), "make catalogs would change labbook's es.po"
+    assert not catalogs.write_catalog(copy, aligned), "make catalogs would change labbook's es.po"
 
 
 # ---------------------------------------------------------------- lookup
