@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import sys
+from functools import cached_property
 from pathlib import Path
 
 from . import book_links, i18n
@@ -40,20 +41,18 @@ class Lab:
     def _emit(self, line: str) -> None:
         """Print a feedback line; in a notebook its chapter references also become links to the chapters."""
         show = _kernel_display()
-        linked = book_links.to_html(line, self._chapter_links()) if show else ""
+        linked = book_links.to_html(line, self._chapter_links) if show else ""
         if 'class="book-ref"' not in linked:
             print(line)
             return
         show({"text/plain": line, "text/html": f'<pre style="white-space: pre-wrap">{linked}</pre>'}, raw=True)
 
+    @cached_property
     def _chapter_links(self) -> book_links.Resolver | None:
         """Links from the lab's folder (labs/<lang>/, the kernel's working folder) to course/<lang>/, found
         beside it in the repository or the student release."""
-        if not hasattr(self, "_resolver"):
-            here = Path.cwd()
-            roots = [here, *here.parents[:2], book_links.REPOSITORY]
-            self._resolver = book_links.notebook_resolver(self.lang, roots, here)
-        return self._resolver
+        here = Path.cwd()
+        return book_links.notebook_resolver(self.lang, [here, *here.parents[:2], book_links.REPOSITORY], here)
 
     def hand_in(self, namespace: dict | None = None) -> None:
         """Check every exercise, print a summary and how to hand in."""
