@@ -39,6 +39,16 @@ def prose_text(notebook: nbformat.NotebookNode) -> str:
     return text
 
 
+CODE_FENCE = re.compile(r"```.*?```", re.S)
+
+
+def prose_words(notebook: nbformat.NotebookNode) -> int:
+    """Words of prose: the markdown cells without code blocks, split at white space (inline code and
+    formulas count as they stand)."""
+    text = "\n".join(cell.source for cell in notebook.cells if cell.cell_type == "markdown")
+    return len(CODE_FENCE.sub(" ", text).split())
+
+
 def prose_numbers(notebook: nbformat.NotebookNode, lang: str) -> list[tuple[str, float, int]]:
     """(as written, value, decimals) for every decimal number in the prose."""
     found = []
@@ -83,7 +93,8 @@ def main(paths: list[str]) -> int:
             status = 1
             print(f"{path}: numbers in prose that no output shows: {', '.join(missing)}")
         else:
-            print(f"{path}: every prose number is printed by a cell ({len(prose_numbers(notebook, lang))} checked)")
+            print(f"{path}: every prose number is printed by a cell ({len(prose_numbers(notebook, lang))} checked; "
+                  f"{prose_words(notebook)} words of prose)")
     return status
 
 
