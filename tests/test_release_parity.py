@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import subprocess
 import sys
 from collections import Counter
@@ -19,7 +20,8 @@ import pytest
 
 from autograder.labs import LAB_IDS
 
-from release_bundle import ROOT, SHARED, json_from, run_in_venv
+from labbook.references import read_document
+from release_bundle import ROOT, SHARED, bundle, json_from, run_in_venv
 
 LAB_TESTS = [f"tests/test_{lab}.py" for lab in LAB_IDS]
 
@@ -99,3 +101,19 @@ def test_a_changed_recording_is_caught(compared):
             break
     lab = next(r["lab"] for r, m in zip(records, changed) if m != r["results"])
     assert len(_differences(records, changed, lab)) == 1
+
+
+def test_the_installed_release_links_feedback_to_its_own_chapters():
+    """`check` in a lab of the installed release links a chapter reference to the release's chapter notebook."""
+    code = (
+        "import json\n"
+        "from autograder import book_links\n"
+        "from autograder.notebook import Lab\n"
+        "print(json.dumps(book_links.to_html('Consulta el capítulo 03 §3.', Lab('lab01', 'es')._chapter_links)))\n"
+    )
+    page = json_from(run_in_venv(code, cwd=bundle() / "labs" / "es"))
+    (href,) = re.findall(r'href="([^"]+)"', page)
+    path, _, fragment = href.partition("#")
+    chapter = (bundle() / "labs" / "es" / path).resolve()
+    assert chapter.is_file() and chapter.is_relative_to(bundle().resolve()), href
+    assert fragment in read_document(chapter).anchors, href
