@@ -39,7 +39,6 @@ from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 
 from autograder import book_links, i18n
 from autograder.i18n import LANGS
-from labbook import references
 from labbook.notebooks import ROOT, headings
 from labbook.texts import tr
 
@@ -155,34 +154,25 @@ def chapter_sections(pages: list["Page"], root: Path) -> dict[str, dict[str, tup
 
 def link_references(fragment: str, chapters: dict[str, tuple[str, dict[str, str]]]) -> str:
     """Every "chapter NN §K" (in the page's language's words) in the prose of `fragment` becomes a link
-    to that chapter and section; text in links, code and formulas stays as it is."""
-    if not chapters or not references.CHAPTER_REFERENCE.search(fragment):
+    to that chapter and section, as the grader's feedback links them (book_links); text in links, code
+    and formulas stays as it is."""
+    if not chapters or not book_links.CHAPTER_REFERENCE.search(fragment):
         return fragment
+
+    def resolve(number: str, section: str | None) -> str | None:  # the site-relative URL of a chapter (section)
+        if number not in chapters:
+            return None
+        page, sections = chapters[number]
+        return f"../../{page}" + (f"#{quote(sections[section])}" if section in sections else "")
+
     soup = BeautifulSoup(fragment, "html.parser")
-    for node in list(soup.find_all(string=references.CHAPTER_REFERENCE)):
+    for node in list(soup.find_all(string=book_links.CHAPTER_REFERENCE)):
         if node.find_parent(["a", "code", "pre", "math", "script", "style"]):
             continue
-        pieces, last = [], 0
-        for match in references.CHAPTER_REFERENCE.finditer(node):
-            target = _reference_url(match.group(0), chapters)
-            if target is None:
-                continue
-            pieces += [html.escape(node[last:match.start()]),
-                       f'<a class="book-ref" href="{target}">{html.escape(match.group(0))}</a>']
-            last = match.end()
-        if pieces:
-            node.replace_with(BeautifulSoup("".join(pieces) + html.escape(node[last:]), "html.parser"))
+        linked = book_links.to_html(str(node), resolve)
+        if 'class="book-ref"' in linked:
+            node.replace_with(BeautifulSoup(linked, "html.parser"))
     return str(soup)
-
-
-def _reference_url(written: str, chapters: dict[str, tuple[str, dict[str, str]]]) -> str | None:
-    """The site-relative URL of the first chapter (and section) a reference names; None if it names none."""
-    reference = next(iter(references.section_references(written)), None)
-    if reference is None or reference.number not in chapters:
-        return None
-    page, sections = chapters[reference.number]
-    fragment = f"#{quote(sections[reference.section])}" if reference.section in sections else ""
-    return f"../../{page}{fragment}"
 
 
 # contextfilter, as in nbconvert's own HTMLExporter.markdown2html
