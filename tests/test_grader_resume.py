@@ -61,6 +61,9 @@ def test_kill_and_resume(tmp_path):
             break
         time.sleep(0.02)
     assert grader.poll() is None, "the batch ended before it could be killed: " + grader.stderr.read().decode()
+    # while it runs, nobody may sweep its worker dir; once it is dead, any grader may (one in a parallel test too)
+    left = list(Path(tempfile.gettempdir()).glob(f"autograder-worker-{grader.pid}-*"))
+    assert left, "a running grader's worker dir is named after its pid"
     os.kill(grader.pid, signal.SIGKILL)
     grader.wait()
     grader.stdout.close()
@@ -74,8 +77,6 @@ def test_kill_and_resume(tmp_path):
     while zygotes_of(out) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not zygotes_of(out), "the warm workers outlived the killed grader"
-    left = [p for p in Path(tempfile.gettempdir()).glob(f"autograder-worker-{grader.pid}-*")]
-    assert left, "the killed grader's worker dir should still be there for the next grader to sweep"
 
     again = subprocess.run(command(subs, out), cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert again.returncode == 0, again.stderr
