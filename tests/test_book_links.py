@@ -10,6 +10,7 @@ from urllib.parse import unquote, urlparse
 import mistune
 import nbformat
 import pytest
+from jupyter_client import KernelManager
 from nbclient import NotebookClient
 
 from autograder import book_links
@@ -51,10 +52,11 @@ def wrong_lab01(lang: str) -> nbformat.NotebookNode:
 
 
 @pytest.mark.parametrize("lang", LANGS)
-def test_check_in_a_notebook_links_the_chapter_it_names(lang):
+def test_check_in_a_notebook_links_the_chapter_it_names(lang, tmp_path):
     notebook = wrong_lab01(lang)
-    client = NotebookClient(notebook, kernel_name="causal-attention", timeout=300,
-                            resources={"metadata": {"path": str(ROOT / "labs" / lang)}})
+    # IPC, not TCP: kernels started in parallel by other tests cannot race this one for its ports
+    kernel = KernelManager(kernel_name="causal-attention", transport="ipc", ip=str(tmp_path / "k"))
+    client = NotebookClient(notebook, km=kernel, timeout=300, resources={"metadata": {"path": str(ROOT / "labs" / lang)}})
     client.execute()
     outputs = [o for c in notebook.cells if c.cell_type == "code" and 'check("causal_mask")' in c.source
                for o in c.outputs]
