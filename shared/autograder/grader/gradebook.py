@@ -363,6 +363,8 @@ def feedback_name(student: str) -> str:
     # the slug is for reading only: accents dropped, anything else one `_` (one pass over a capped id)
     ascii_text = unicodedata.normalize("NFKD", student[:200]).encode("ascii", "ignore").decode()
     slug = re.sub(r"[^A-Za-z0-9.@+-]+", "_", ascii_text).strip("._-")[:40].strip("._-") or "student"
+    if slug.split(".")[0].lower() in _DEVICE_NAMES:
+        slug = "_" + slug
     digest = hashlib.sha256(student.encode("utf-8", "surrogatepass")).hexdigest()[:16]
     return f"{slug}~{digest}"
 
