@@ -89,20 +89,23 @@ def _figures(rows: list[dict], spec, labels: dict) -> tuple[str, str]:
     return score_svg, exercise_svg
 
 
-def _explanation(lab: str, diagnosis: str, lang: str) -> str:
-    """What a diagnosis means, in one sentence: the report's own text where the students' message needs
-    numbers of their case (`term.report.why.*`), else the first sentence of the message the students got
-    (`<lab>.<name>`, else `diagnosis.<name>`, as Exercise.diagnosed looks it up)."""
+def explanation_template(lab: str, diagnosis: str, lang: str) -> str:
+    """What a diagnosis means: the report's own text where the students' message needs numbers of their
+    case (`term.report.why.*`), else the message the students got (`<lab>.<name>`, else `diagnosis.<name>`,
+    as Exercise.diagnosed looks it up); "" when there is none."""
     catalogue = i18n.catalogue()
     for key in (f"term.report.why.{lab}.{diagnosis}", f"term.report.why.{diagnosis}", f"{lab}.{diagnosis}",
                 f"diagnosis.{diagnosis}"):
         templates = catalogue.get(key)
         if templates:
-            break
-    else:
-        return ""
-    # a placeholder left in a message (a diagnosis added without a report text) reads as "…", never its name
-    text = re.sub(r"\{\w+(?:![rsa])?(?::[^}]*)?\}", "…", templates.get(lang) or templates[i18n.DEFAULT_LANG])
+            return templates.get(lang) or templates[i18n.DEFAULT_LANG]
+    return ""
+
+
+def _explanation(lab: str, diagnosis: str, lang: str) -> str:
+    """The explanation's first sentence; a placeholder left in a message (a diagnosis added without a report
+    text) reads as "…", never as its name."""
+    text = re.sub(r"\{\w+(?:![rsa])?(?::[^}]*)?\}", "…", explanation_template(lab, diagnosis, lang))
     first = text.split(". ", 1)[0].rstrip(".")
     first = first[:1].upper() + first[1:]
     return first if len(first) <= 220 else first[:220].rsplit(" ", 1)[0] + " …"
