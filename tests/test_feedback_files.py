@@ -7,6 +7,7 @@ import html.parser
 import io
 import itertools
 import json
+from pathlib import Path
 
 import mistune
 import pytest
@@ -105,3 +106,42 @@ def test_escape_characters_never_reach_grades_csv(tmp_path):
     assert "\x1b" not in text and "\x07" not in text and "\u202e" not in text
     cells = [row[0] for row in csv.reader(io.StringIO(text))][1:]
     assert "'=1+2" in cells and "ok" in cells and len(cells) == len(students)
+
+
+# ---------------------------------------------------------------- wording of a returned file (problem 12)
+def test_a_wrong_lab_hand_in_says_why_once(tmp_path):
+    submission = Submission("ana", tmp_path / "x.ipynb", lab="lab01", lab_name="masks")
+    record = gradebook.wrong_lab_record(SPEC, submission, "k", "--seed")
+    entry = gradebook.submission_entry(record, None)
+    markdown, page = gradebook.feedback_documents(SPEC, record, entry, "en")
+    assert markdown.count("This notebook is lab01") == 1 and page.count("This notebook is lab01") == 1
+    assert markdown.count("Not run: see the note at the top.") == len(SPEC.exercises)
+
+
+def test_an_unanswered_exercise_is_not_told_to_run_a_cell(tmp_path):
+    record = gradebook.invalid_record(SPEC, Submission("ana", tmp_path / "x.ipynb", invalid="empty"), "k", "-")
+    record.update(status="graded", reason=None, reason_code=None, hidden_cases=3)
+    first = SPEC.exercises[0].id
+    record["exercises"][first].update(status="not_answered", feedback={
+        lang: "⏳ not implemented yet, run that cell, then this one." for lang in ("en", "es", "de", "hi-Latn")})
+    entry = gradebook.submission_entry(record, "es")
+    assert "run that cell" not in entry["exercises"][first]["feedback"]
+    assert entry["exercises"][first]["feedback"].startswith(f"{first}: sin responder")
+    markdown, page = gradebook.feedback_documents(SPEC, record, entry, "en")
+    # the footer's `check` is code in the HTML, never literal backticks
+    assert "<code>check</code>" in page and "`" not in page
+
+
+def test_a_missing_student_and_an_excused_lateness_are_explained():
+    from autograder.term import book, lateness
+    from autograder.term.overrides import Override
+
+    override = Override("bob", "late_days", 0.0, "doctor's note", 2)
+    ctx = book.Context(SPEC, lateness.Policy(None, 10.0, 100.0), {("bob", "late_days"): override})
+    missing = book.build(ctx, book.Person("ann"), None, {})
+    assert all(item["feedback"] == "Not run: see the note at the top." for item in missing.row["exercises"].values())
+    record = gradebook.invalid_record(SPEC, Submission("bob", Path("x.ipynb"), invalid="empty"), "k", "-")
+    excused = book.build(ctx, book.Person("bob"), record, {"late": True})
+    assert excused.row["late"] is False and excused.row["penalty"] == 0
+    assert "Your instructor excused the lateness of this hand-in: no penalty (doctor's note)." in excused.row["notes"]
+    assert "excused the lateness" in excused.markdown
