@@ -253,13 +253,13 @@ def test_markdown_feedback_cannot_forge_lines_or_markup(batch):
     assert [line for line in lines if line.startswith("#")] == ["# Feedback on lab00 for u_markdown",
                                                                 "## Notes on your notebook's cells"]
     assert "<b>" not in markdown and "[link](" not in markdown and "\\*\\*Score: 10/10\\*\\*" in markdown
-    assert "\\| \\`code\\` \\<b\\>bold\\</b\\> \\[link\\]" in markdown
+    assert "\\| \\`code\\` &lt;b&gt;bold&lt;/b&gt; \\[link\\]" in markdown
     html_text = name.with_suffix(".html").read_text(encoding="utf-8")
     assert "<b>" not in html_text and "&lt;b&gt;bold" in html_text
     spreadsheet = next(p for p in feedback.glob("*.md") if p.stem.startswith("1"))
     assert spreadsheet.read_text().startswith("# Feedback on lab00 for =1+2\n")  # = starts no line here
     starred = next(p for p in feedback.glob("*.md") if p.stem.startswith("star"))
-    assert starred.read_text().startswith("# Feedback on lab00 for \\*star\\*\\<b\\>\n")
+    assert starred.read_text().startswith("# Feedback on lab00 for \\*star\\*&lt;b&gt;\n")
 
 
 def test_links_are_refused(batch):
@@ -571,4 +571,4 @@ def test_markdown_and_csv_escaping():
         "\\# a \\*\\*b\\*\\* \\_c\\_ s_spanish \\`d\\` \\[e\\](f) &lt;g&gt; \\| h \\\\ \\~i\\~ &amp;amp;")
     assert gradebook.md_text("- item") == "\\- item" and gradebook.md_text("12. x") == "12\\. x"
     assert [gradebook._csv_text(t) for t in ("=1", "+1", "-1", "@x", "\tx", "\rx", "ana", "")] == [
-        "'=1", "'+1", "'-1", "'@x", "'\tx", "'\rx", "ana", ""]
+        "'=1", "'+1", "'-1", "'@x", " x", " x", "ana", ""]  # a tab or CR is one line's space, no formula

@@ -307,9 +307,12 @@ def feedback_lang(record: dict, forced: str | None) -> str:
 def _exercise_feedback(exercise_id: str, item: dict, lang: str, reveal_hidden: bool) -> str:
     """The feedback a returned file shows for one exercise. `check`'s words for an unanswered exercise
     ("run that cell, then this one") make no sense once the notebook is handed in."""
-    if item.get("status") == "not_answered":
+    text = _pick((reveal_hidden and item.get("feedback_revealed")) or item["feedback"], lang)
+    if item.get("status") == "not_answered" and text in (
+            i18n.t("common.not_answered", lang, name=exercise_id), i18n.t("common.not_answered_value", lang,
+                                                                            name=exercise_id)):
         return i18n.t("grader.fb.not_answered", lang, name=exercise_id)
-    return _pick((reveal_hidden and item.get("feedback_revealed")) or item["feedback"], lang)
+    return text
 
 
 def submission_entry(record: dict, forced_lang: str | None, reveal_hidden: bool = False) -> dict:
@@ -420,7 +423,7 @@ def csv_text(value) -> str:
     """A text cell for a CSV an instructor opens in a spreadsheet: one line without control characters,
     terminal escapes or bidirectional overrides (sanitize.text), and no formula (OWASP: a leading quote
     before = + - @ tab CR)."""
-    text = sanitize.text("" if value is None else value, PATH_CHARS, newlines=False)
+    text = sanitize.text("" if value is None else value, RECORD_STRING, newlines=False)
     return "'" + text if text.startswith(_FORMULA_START) else text
 
 
