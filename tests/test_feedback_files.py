@@ -13,6 +13,7 @@ import mistune
 import pytest
 from markdown_it import MarkdownIt
 
+from autograder import i18n
 from autograder.grader import gradebook
 from autograder.grader.submissions import Submission
 from autograder.labs import get_lab
@@ -122,8 +123,9 @@ def test_an_unanswered_exercise_is_not_told_to_run_a_cell(tmp_path):
     record = gradebook.invalid_record(SPEC, Submission("ana", tmp_path / "x.ipynb", invalid="empty"), "k", "-")
     record.update(status="graded", reason=None, reason_code=None, hidden_cases=3)
     first = SPEC.exercises[0].id
-    record["exercises"][first].update(status="not_answered", feedback={
-        lang: "⏳ not implemented yet, run that cell, then this one." for lang in ("en", "es", "de", "hi-Latn")})
+    record["exercises"][first].update(status="not_answered", feedback={  # check's words, as the record keeps them
+        lang: i18n.t("common.not_answered", lang, name=first) for lang in i18n.LANGS})
+    assert "run that cell" in record["exercises"][first]["feedback"]["en"]
     entry = gradebook.submission_entry(record, "es")
     assert "run that cell" not in entry["exercises"][first]["feedback"]
     assert entry["exercises"][first]["feedback"].startswith(f"{first}: sin responder")
