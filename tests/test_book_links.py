@@ -14,6 +14,7 @@ from jupyter_client import KernelManager
 from nbclient import NotebookClient
 
 from autograder import book_links
+from autograder.grader import gradebook
 from autograder.grader.gradebook import md_text
 from labbook.references import read_document
 
@@ -98,7 +99,7 @@ def test_feedback_files_link_to_the_published_book_and_stay_plain_without_it(tmp
     linked = grade(tmp_path / "a", "--book-url", URL)
     plain = grade(tmp_path / "b")
     for lang in LANGS:
-        name = f"s_{lang.replace('-', '_')}"
+        name = gradebook.feedback_name(f"s_{lang.replace('-', '_')}")
         page = (linked / f"{name}.html").read_text(encoding="utf-8")
         links = HREF.findall(page)
         assert links, page

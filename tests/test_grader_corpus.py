@@ -122,7 +122,7 @@ def test_summary_counts_and_flags(batch):
 
 
 def test_csv_has_one_row_per_submission_and_a_column_per_exercise(batch):
-    rows = list(csv.DictReader((batch["out"] / "grades.csv").open()))
+    rows = list(csv.DictReader((batch["out"] / "grades.csv").open(encoding="utf-8-sig")))
     assert [row["student"] for row in rows] == STUDENTS
     assert list(rows[0])[:10] == ["student", "lab", "status", "score", "max_score", *EXERCISES]
     by_student = {row["student"]: row for row in rows}

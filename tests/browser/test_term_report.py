@@ -38,6 +38,13 @@ def test_the_class_report_in_chromium(page, page_log, report, artifacts):
     assert box["width"] > 200 and box["height"] > 80  # drawn, not an empty box
     assert page.locator("td[data-status='missing']").inner_text() == "3"
     assert page.locator("li.group.identical").count() >= 1
+    # the students behind a mistake are one click away, by name and id
+    row = page.locator("table.diagnoses tr", has_text="wrong_triangle")
+    names = row.locator("details li")
+    assert not names.first.is_visible()
+    row.locator("summary").click()
+    assert names.first.is_visible() and "(s1" in names.first.inner_text()
+    assert page.locator("main h1").count() == 1 and page.locator("th[scope]").count() > 0
     assert [url for url in page_log.requests if not url.startswith("file://")] == []
     assert page_log.errors == []
     page.screenshot(path=str(artifacts / "term_report.png"), full_page=True)

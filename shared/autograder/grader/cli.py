@@ -1,4 +1,4 @@
-"""`python -m autograder grade LAB PATH [PATH ...] --out DIR [--jobs N] [--lang xx]` and `gradescope`.
+"""`python -m autograder {grade,report,export,release,gradescope}`: the instructor's command line.
 
 Exit status: 0 when the batch was graded (whatever the students' results),
 2 when the call is wrong (unknown lab, missing path, bad option), 1 when the
@@ -40,8 +40,11 @@ private mount namespace, no network and a uid per submission) and says so.
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m autograder",
-                                     description="Sandboxed batch grading of the lab book's notebooks.")
+    parser = argparse.ArgumentParser(
+        prog="python -m autograder",
+        description="The lab book's instructor tools, in a term's order: release the labs to students, grade "
+                    "the submissions in a sandbox, report on the class, export grades and feedback to the LMS; "
+                    "or build a Gradescope autograder. `python -m autograder COMMAND --help` for each.")
     commands = parser.add_subparsers(dest="command", required=True)
 
     grade = commands.add_parser("grade", help="grade a batch of submitted notebooks", epilog=EPILOG,
@@ -85,12 +88,24 @@ def _parser() -> argparse.ArgumentParser:
                       help="an exercise that uses an API it forbids gets 0 points (default: only flagged; "
                            "kept for later runs, --no-penalise-forbidden to stop)")
 
+    release = commands.add_parser("release", add_help=False,
+                                  help="build the student release: chapters, labs, check-only package "
+                                       "(--labs, --chapters to release part of the book)")
+    release.add_argument("release_args", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+
     export = commands.add_parser("export", help="grades for an LMS import, and the feedback as one zip")
     export.add_argument("dir", metavar="DIR", type=Path, help="a gradebook folder (grade --out DIR)")
     export.add_argument("--to", required=True, choices=("canvas", "moodle", "csv"))
     export.add_argument("--out", required=True, type=Path, metavar="FILE")
     export.add_argument("--assignment", default=None, metavar="NAME",
-                        help="the assignment column's name (Canvas: as its gradebook names it, e.g. 'Lab 01 (123456)')")
+                        help="the gradebook column to fill, as the LMS's gradebook export names it (Canvas: "
+                             "'Lab 2: Causal attention (48212)'); default for Canvas: the roster export's column "
+                             "that names this lab")
+    export.add_argument("--missing", choices=("zero", "empty"), default="zero",
+                        help="a student who handed in nothing: 0, or an empty cell (Canvas keeps what it has and "
+                             "its missing policy applies; Moodle: no grade) (default zero)")
+    export.add_argument("--lang", default="en", metavar="xx",
+                        help="language of the instructor's columns (csv notes); students' feedback stays in theirs")
 
     report = commands.add_parser("report", help="the class report, DIR/report.html")
     report.add_argument("dir", metavar="DIR", type=Path)
@@ -110,10 +125,19 @@ def _parser() -> argparse.ArgumentParser:
     bundle.add_argument("--seed", default=None, metavar="N",
                         help="seed of the hidden cases baked into the bundle (default: a new random one)")
     bundle.add_argument("--timeout", type=float, default=TimeLimits.exercise, metavar="S")
+    bundle.add_argument("--visibility", choices=("visible", "hidden", "after_due_date", "after_published"),
+                        default="visible",
+                        help="when students see each exercise's result, which includes the hidden cases "
+                             "(after_published: once you publish the grades; default visible)")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["release"]:  # its own parser (release/bundle.py); listed in ours for the help
+        from ..release.bundle import main as release_main
+
+        return release_main(argv[1:])
     args = _parser().parse_args(argv)
     try:
         if args.command == "grade":
@@ -124,10 +148,11 @@ def main(argv: list[str] | None = None) -> int:
 
             return term_cli.main(args)
         if args.command == "gradescope":
-            from .gradescope import build_bundle
+            from .gradescope import BASE_IMAGE, build_bundle
 
-            path = build_bundle(args.lab, args.out, seed=args.seed, timeout=args.timeout)
-            print(f"Gradescope bundle for {args.lab}: {path}")
+            path = build_bundle(args.lab, args.out, seed=args.seed, timeout=args.timeout, visibility=args.visibility)
+            print(f"Gradescope bundle for {args.lab}: {path} (base image: {BASE_IMAGE}; setup.sh installs "
+                  "Python 3.11 and CPU-only torch)")
             return 0
     except UsageError as error:
         print(f"autograder: error: {error}", file=sys.stderr)

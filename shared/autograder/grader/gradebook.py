@@ -215,8 +215,9 @@ def _not_run_record(spec: LabSpec, submission: Submission, key: str, seed_source
         "reason": reason,
         "score": 0.0,
         "exercises": {
+            # the reason is said once, at the top; each exercise only says it was not run
             exercise.id: {"points": 0.0, "max_points": float(exercise.points), "status": status,
-                          "diagnosis": None, "feedback": reason}
+                          "diagnosis": None, "feedback": render_all([Feedback("grader.fb.not_run")])}
             for exercise in spec.exercises
         },
         "typed_id": None,
@@ -303,6 +304,17 @@ def feedback_lang(record: dict, forced: str | None) -> str:
     return i18n.normalise_lang(forced or lang)
 
 
+def _exercise_feedback(exercise_id: str, item: dict, lang: str, reveal_hidden: bool) -> str:
+    """The feedback a returned file shows for one exercise. `check`'s words for an unanswered exercise
+    ("run that cell, then this one") make no sense once the notebook is handed in."""
+    text = _pick((reveal_hidden and item.get("feedback_revealed")) or item["feedback"], lang)
+    if item.get("status") == "not_answered" and text in (
+            i18n.t("common.not_answered", lang, name=exercise_id), i18n.t("common.not_answered_value", lang,
+                                                                            name=exercise_id)):
+        return i18n.t("grader.fb.not_answered", lang, name=exercise_id)
+    return text
+
+
 def submission_entry(record: dict, forced_lang: str | None, reveal_hidden: bool = False) -> dict:
     lang = feedback_lang(record, forced_lang)
     entry = {
@@ -316,7 +328,7 @@ def submission_entry(record: dict, forced_lang: str | None, reveal_hidden: bool 
                 "max_points": item["max_points"],
                 "status": item["status"],
                 "diagnosis": item.get("diagnosis"),
-                "feedback": _pick((reveal_hidden and item.get("feedback_revealed")) or item["feedback"], lang),
+                "feedback": _exercise_feedback(exercise_id, item, lang, reveal_hidden),
             }
             for exercise_id, item in record["exercises"].items()
         },
@@ -334,30 +346,44 @@ def submission_entry(record: dict, forced_lang: str | None, reveal_hidden: bool 
     return entry
 
 
-def safe_filename(student: str, taken: set[str]) -> str:
-    # one pass of a single character class: linear in the (already capped) id
-    # and no leading `-`, which shell tools would read as an option
-    name = re.sub(r"[^\w.@+-]+", "_", student[:400], flags=re.UNICODE).strip("._").lstrip("-") or "student"
-    name = name[:100]
-    candidate, n = name, 1
-    while candidate.lower() in taken:
-        n += 1
-        candidate = f"{name}-{n}"
-    taken.add(candidate.lower())
-    return candidate
+_PLAIN_NAME = re.compile(r"[a-z0-9][a-z0-9_.@+-]{0,63}")
+# Windows opens a device, not a file, for these names (whatever the extension)
+_DEVICE_NAMES = frozenset({"con", "prn", "aux", "nul", *(f"com{n}" for n in range(10)),
+                           *(f"lpt{n}" for n in range(10))})
+
+
+def feedback_name(student: str) -> str:
+    """The stem of a student's feedback files, from their own id alone: a later run, or a classmate added
+    or removed, never changes it. A plain id (lower-case ASCII letters, digits and `._@+-`) is its own name;
+    any other id is a readable slug, `~` and 16 hex digits of the sha256 of the exact id. No plain name
+    holds a `~`, so the two kinds never meet, and ids that differ only by case, a space or a look-alike
+    letter get different files, on case-insensitive file systems too."""
+    import hashlib
+    import unicodedata
+
+    if _PLAIN_NAME.fullmatch(student) and student.split(".")[0] not in _DEVICE_NAMES and not student.endswith("."):
+        return student
+    # the slug is for reading only: accents dropped, anything else one `_` (one pass over a capped id)
+    ascii_text = unicodedata.normalize("NFKD", student[:200]).encode("ascii", "ignore").decode()
+    slug = re.sub(r"[^A-Za-z0-9.@+-]+", "_", ascii_text).strip("._-")[:40].strip("._-") or "student"
+    if slug.split(".")[0].lower() in _DEVICE_NAMES:
+        slug = "_" + slug
+    digest = hashlib.sha256(student.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return f"{slug}~{digest}"
 
 
 def write_gradebook(out: Path, spec: LabSpec, records: list[dict], forced_lang: str | None, meta: dict,
                     reveal_hidden: bool = False, book_url: str | None = None) -> dict:
     records = sorted(records, key=lambda r: r["student"])
     entries = [submission_entry(r, forced_lang, reveal_hidden) for r in records]
+    for entry in entries:
+        entry["feedback_file"] = feedback_name(entry["student"])
     book = {"lab": spec.id, "max_score": spec.max_score, **meta, "submissions": entries}
     write_atomic(out / "grades.json", json.dumps(book, ensure_ascii=False, indent=1))
-    write_atomic(out / "grades.csv", _csv(spec, entries))
+    write_atomic(out / "grades.csv", EXCEL_BOM + _csv(spec, entries))
     feedback_dir = private_dir(out / "feedback")
-    taken: set[str] = set()
     for record, entry in zip(records, entries):
-        name = safe_filename(entry["student"], taken)
+        name = entry["feedback_file"]
         entry_lang = entry["lang"]
         markdown, html_text = feedback_documents(spec, record, entry, entry_lang, book_url)
         write_atomic(feedback_dir / f"{name}.md", markdown)
@@ -387,11 +413,21 @@ def _csv(spec: LabSpec, entries: list[dict]) -> str:
 
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+# Excel reads a CSV as the system's ANSI code page unless it starts with a UTF-8 byte order mark; with
+# it, "José García" and "Jürgen" open as written. Canvas's and Moodle's importers take it too (see
+# term/export.py), and Python reads it with encoding="utf-8-sig".
+EXCEL_BOM = "\ufeff"
 
 
-def _csv_text(text: str) -> str:
-    """A text cell that no spreadsheet runs as a formula (OWASP: a leading quote before = + - @ tab CR)."""
+def csv_text(value) -> str:
+    """A text cell for a CSV an instructor opens in a spreadsheet: one line without control characters,
+    terminal escapes or bidirectional overrides (sanitize.text), and no formula (OWASP: a leading quote
+    before = + - @ tab CR)."""
+    text = sanitize.text("" if value is None else value, RECORD_STRING, newlines=False)
     return "'" + text if text.startswith(_FORMULA_START) else text
+
+
+_csv_text = csv_text
 
 
 def feedback_documents(spec: LabSpec, record: dict, entry: dict, lang: str,
@@ -403,7 +439,7 @@ def feedback_documents(spec: LabSpec, record: dict, entry: dict, lang: str,
     title = t("grader.fb.title", lab=spec.id, student=entry["student"])
     md_title = t("grader.fb.title", lab=spec.id, student=md_text(entry["student"], line_start=False))
     score = t("grader.fb.score", points=entry["score"], max_points=entry["max_score"])
-    rows = [(exercise_id, f"{item['points']:g}/{item['max_points']:g}", item["feedback"])
+    rows = [(exercise_id, f"{item['points']:g}/{item['max_points']:g}", _row_feedback(entry, item, t))
             for exercise_id, item in entry["exercises"].items()]
     notes = [_pick(record.get("notes"), lang)] if record.get("notes") else []
     if entry["reason"]:
@@ -426,17 +462,17 @@ def feedback_documents(spec: LabSpec, record: dict, entry: dict, lang: str,
 
     e = html.escape
     body = [f"<h1>{e(title)}</h1>", f"<p><strong>{e(score)}</strong></p>"]
-    body += [f"<p>{e(note)}</p>" for note in notes]
+    body += [f"<p>{html_inline(e(note))}</p>" for note in notes]
     body.append(f"<table><thead><tr><th>{e(t('grader.fb.exercise'))}</th><th>{e(t('grader.fb.points'))}</th>"
                 f"<th>{e(t('grader.fb.feedback'))}</th></tr></thead><tbody>")
     for exercise_id, points, text in rows:
         body.append(f"<tr><td><code>{e(exercise_id)}</code></td><td>{e(points)}</td>"
-                    f"<td>{book_links.to_html(text, links)}</td></tr>")
+                    f"<td>{html_inline(book_links.to_html(text, links))}</td></tr>")
     body.append("</tbody></table>")
     if cells:
         body.append(f"<h2>{e(t('grader.fb.cells'))}</h2><ul>" + "".join(f"<li>{e(c)}</li>" for c in cells) + "</ul>")
     if hidden:
-        body.append(f"<p><em>{e(t('grader.fb.hidden_cases'))}</em></p>")
+        body.append(f"<p><em>{html_inline(e(t('grader.fb.hidden_cases')))}</em></p>")
     html_text = (
         f'<!DOCTYPE html>\n<html lang="{e(lang)}">\n<head><meta charset="utf-8"><title>{e(title)}</title>\n'
         "<style>body{font-family:sans-serif;max-width:60em;margin:2em auto;line-height:1.4}"
@@ -446,7 +482,28 @@ def feedback_documents(spec: LabSpec, record: dict, entry: dict, lang: str,
     return markdown, html_text
 
 
-_MD_SPECIAL = frozenset("\\`*[]<>|#~&")
+NOT_RUN = ("invalid", "wrong_lab", "missing")
+
+
+def _row_feedback(entry: dict, item: dict, t) -> str:
+    """An exercise's cell: a notebook that was not run says why once, above the table (records written
+    before that rule repeated the reason in every exercise)."""
+    text = item.get("feedback") or ""
+    if entry["status"] in NOT_RUN and (not text or text == entry.get("reason")):
+        return t("grader.fb.not_run")
+    return text
+
+
+def html_inline(escaped: str) -> str:
+    """`code` in an escaped text as <code>: the messages mark names so, and a reader of the HTML file
+    should not see the backticks."""
+    return re.sub(r"`([^`<>\n]+)`", r"<code>\1</code>", escaped)
+
+
+_MD_SPECIAL = frozenset("\\`*[]|#~")
+# `<`, `>` and `&` become entities: every Markdown flavour passes an entity through as the character,
+# while a backslash escape of `<` is CommonMark's alone (Python-Markdown leaves `\<img ...>` a tag)
+_MD_ENTITIES = {"<": "&lt;", ">": "&gt;", "&": "&amp;"}
 _MD_LINE_START = frozenset("-+=")  # a line starting so may be a list, a rule or a setext underline
 
 
@@ -459,8 +516,8 @@ def md_text(text: str, line_start: bool = True) -> str:
     last = len(text) - 1
     digits = len(text) - len(text.lstrip("0123456789")) if line_start else -1
     for index, char in enumerate(text):
-        if char == "&":
-            out.append("&amp;")
+        if char in _MD_ENTITIES:
+            out.append(_MD_ENTITIES[char])
         elif char in _MD_SPECIAL:
             out.append("\\" + char)
         elif char == "_" and not (0 < index < last and text[index - 1].isalnum() and text[index + 1].isalnum()):

@@ -11,6 +11,11 @@ can pull as a repository with nbgitpuller):
 
 Notebooks name the standard `python3` kernel, so any Jupyter with the packages
 opens them (the repository's notebooks name the project's `causal-attention`).
+
+`--labs lab01,lab02` releases only those labs (their check data included, no
+other lab's) and `--chapters 00,01,...` only those chapters (default: every
+chapter); the index lists only what was released, so a term can release week
+by week into the same folder.
 """
 from __future__ import annotations
 
@@ -55,13 +60,23 @@ def first_heading(notebook: nbformat.NotebookNode, fallback: str) -> str:
     return fallback
 
 
-def copy_notebooks(root: Path, out: Path) -> dict[str, list[tuple[str, str]]]:
+def _chosen(path: Path, part: str, labs: set[str] | None, chapters: set[str] | None) -> bool:
+    """Whether a notebook is released: `labNN_*` by its lab id, a chapter `NN_*` by its number."""
+    if part == "labs":
+        return labs is None or path.stem.split("_")[0] in labs
+    return chapters is None or path.stem.split("_")[0] in chapters
+
+
+def copy_notebooks(root: Path, out: Path, labs: set[str] | None = None,
+                   chapters: set[str] | None = None) -> dict[str, list[tuple[str, str]]]:
     """course/ and labs/ in every language; returns {lang: [(relative path, title)]} for the index."""
     listed: dict[str, list[tuple[str, str]]] = {lang: [] for lang in i18n.LANGS}
     for part in ("course", "labs"):
         for lang in i18n.LANGS:
             (out / part / lang).mkdir(parents=True, exist_ok=True)
             for path in sorted((root / part / lang).glob("*.ipynb")):
+                if not _chosen(path, part, labs, chapters):
+                    continue
                 notebook = student_notebook(path)
                 nbformat.write(notebook, out / part / lang / path.name)
                 listed[lang].append((f"{part}/{lang}/{path.name}", first_heading(notebook, path.stem)))
@@ -86,7 +101,7 @@ def write_index(listed: dict, out: Path) -> None:
     nbformat.write(index, out / "index.ipynb")
 
 
-def write_packages(root: Path, out: Path) -> None:
+def write_packages(root: Path, out: Path, labs: set[str] | None = None) -> None:
     shutil.copytree(STUDENT / "autograder", out / "autograder", ignore=shutil.ignore_patterns("__pycache__"))
     for name in SHARED_MODULES:
         shutil.copy2(PACKAGE / name, out / "autograder" / name)
@@ -96,9 +111,12 @@ def write_packages(root: Path, out: Path) -> None:
     shutil.copytree(SHARED / "labbook" / "explorer", out / "labbook" / "explorer")
     data = out / "autograder" / "data"
     data.mkdir()
-    replay.dump(data / "labs.json", replay.record_all())
+    # only the released labs' check data: a lab not released yet ships none of its public cases
+    replay.dump(data / "labs.json", {lab: record for lab, record in replay.record_all().items()
+                                     if labs is None or lab in labs})
     replay.dump(data / "messages.json", replay.messages())
-    replay.dump(data / "lab03_decoders.json", replay.public_decoders())
+    if labs is None or "lab03" in labs:
+        replay.dump(data / "lab03_decoders.json", replay.public_decoders())
 
 
 def write_files(root: Path, out: Path) -> None:
@@ -124,7 +142,35 @@ def environment_yml(pins: list[str]) -> str:
     return "\n".join(lines + [f"      - {pin}" for pin in pins]) + "\n"
 
 
-def build(out: Path, zip_file: Path | None = None, root: Path | None = None) -> dict:
+def parse_choice(text: str | None, known: list[str], what: str) -> set[str] | None:
+    """`lab01,lab02` or `00,01` (a lab also as `1`, a chapter as `1`): the set, or None for all."""
+    if text is None:
+        return None
+    chosen = set()
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        name = item.lower()
+        if what == "lab":
+            name = f"lab{int(name[3:] if name.startswith('lab') else name):02d}" if (
+                name.removeprefix("lab").isdigit()) else name
+        elif name.isdigit():
+            name = f"{int(name):02d}"
+        if name not in known:
+            raise SystemExit(f"release: no {what} {item!r}; {what}s: {', '.join(known)}")
+        chosen.add(name)
+    if not chosen:
+        raise SystemExit(f"release: --{what}s names no {what}")
+    return chosen
+
+
+def available(root: Path) -> tuple[list[str], list[str]]:
+    """(lab ids, chapter numbers) of the book, from the English folders (every language has the same files)."""
+    labs = sorted({path.stem.split("_")[0] for path in (root / "labs" / "en").glob("lab*.ipynb")})
+    chapters = sorted({path.stem.split("_")[0] for path in (root / "course" / "en").glob("[0-9][0-9]_*.ipynb")})
+    return labs, chapters
+
+
+def build(out: Path, zip_file: Path | None = None, root: Path | None = None, labs: set[str] | None = None,
+          chapters: set[str] | None = None) -> dict:
     root = root or repo_root()
     out = out.resolve()
     if out.exists():
@@ -132,9 +178,9 @@ def build(out: Path, zip_file: Path | None = None, root: Path | None = None) -> 
             raise SystemExit(f"{out} is not empty and is not a previous release: choose another --out")
         shutil.rmtree(out)
     out.mkdir(parents=True)
-    listed = copy_notebooks(root, out)
+    listed = copy_notebooks(root, out, labs, chapters)
     write_index(listed, out)
-    write_packages(root, out)
+    write_packages(root, out, labs)
     write_files(root, out)
     files = sorted(p for p in out.rglob("*") if p.is_file())
     if zip_file is not None:
@@ -153,8 +199,14 @@ def main(argv: list[str]) -> int:
                                      description="Build the student release (no solutions, check-only package).")
     parser.add_argument("--out", type=Path, required=True, help="folder to (re)create")
     parser.add_argument("--zip", type=Path, default=None, help="also write this .zip (for an LMS upload)")
+    parser.add_argument("--labs", default=None, metavar="lab01,lab02",
+                        help="release only these labs (default: every lab)")
+    parser.add_argument("--chapters", default=None, metavar="00,01,...",
+                        help="release only these chapters (default: every chapter)")
     args = parser.parse_args(argv)
-    summary = build(args.out, args.zip)
+    known_labs, known_chapters = available(repo_root())
+    summary = build(args.out, args.zip, labs=parse_choice(args.labs, known_labs, "lab"),
+                    chapters=parse_choice(args.chapters, known_chapters, "chapter"))
     print(f"release: {summary['files']} files, {summary['bytes'] / 1e6:.1f} MB in {args.out}"
           + (f"; zip {args.zip}" if args.zip else ""))
     return 0

@@ -37,6 +37,7 @@ class Context:
     forced_lang: str | None = None
     reveal_hidden: bool = False
     book_url: str | None = None  # feedback links its chapter references to the HTML edition there
+    instructor_lang: str = i18n.DEFAULT_LANG  # of grades.csv's notes; students read theirs in their own
 
     @property
     def max_score(self) -> float:
@@ -50,6 +51,9 @@ class Person:
     email: str = ""
     lms_id: str = ""
     extension_days: float = 0.0
+    section: str = ""  # the LMS's section (Canvas "Section"), for the report and the exports
+    login: str = ""  # the LMS's login (Canvas "SIS Login ID"), not the email
+    lms_display_name: str = ""  # the name as the LMS writes it (Canvas: "Last, First")
 
 
 @dataclass
@@ -69,7 +73,9 @@ def build(ctx: Context, person: Person, record: dict | None, meta: dict) -> Buil
     if record is None:
         entry = {"student": person.student, "status": "missing", "score": 0.0, "max_score": spec.max_score,
                  "exercises": {e.id: {"points": 0.0, "max_points": float(e.points), "status": "missing",
-                                      "diagnosis": None, "feedback": ""} for e in spec.exercises},
+                                      "diagnosis": None,
+                                      "feedback": i18n.t("grader.fb.not_run", i18n.normalise_lang(ctx.forced_lang))}
+                               for e in spec.exercises},
                  "lang": i18n.normalise_lang(ctx.forced_lang), "id_mismatch": False, "typed_id": None,
                  "reason": None, "reason_code": "missing", "lab_found": None, "notebook": "", "cells": [],
                  "duration": 0.0}
@@ -115,6 +121,8 @@ def build(ctx: Context, person: Person, record: dict | None, meta: dict) -> Buil
         days = int(days_override.points)
         assessed = late_rules.Lateness(days > 0, days, late_rules.penalty_for(ctx.policy, days), assessed.submitted)
         applied.append(days_override)
+        if days == 0:  # an excuse the student should read about, not a silent change
+            notes.append(render("term.note.late_excused", reason=days_override.reason or "-"))
     penalty = round(raw * assessed.penalty_percent / 100, 4)
     score = max(0.0, round(raw - penalty, 4))
     if assessed.note:
@@ -133,6 +141,7 @@ def build(ctx: Context, person: Person, record: dict | None, meta: dict) -> Buil
     row = dict(entry)
     row.update({
         "name": person.name, "email": person.email, "lms_id": person.lms_id, "lms_name": meta.get("lms_name") or "",
+        "section": person.section, "login": person.login, "lms_display_name": person.lms_display_name,
         "exercises": exercises, "hand_graded": hand,
         "raw_score": round(raw, 4), "late": assessed.late, "late_days": assessed.late_days,
         "penalty_percent": assessed.penalty_percent, "penalty": penalty, "score": score,
@@ -140,7 +149,11 @@ def build(ctx: Context, person: Person, record: dict | None, meta: dict) -> Buil
         "file": meta.get("file", ""), "superseded": superseded,
         "forbidden": {k: v for k, v in sorted(forbidden.items()) if v},
         "overrides": [{"exercise": o.exercise, "points": o.points, "reason": o.reason} for o in applied],
-        "notes": [note.get(lang) or note[i18n.DEFAULT_LANG] for note in notes],
+        # the instructor's columns in the instructor's language, the student's feedback in the student's;
+        # note_texts keeps every language, so that an export or the report can say them in another
+        "notes": [note.get(ctx.instructor_lang) or note[i18n.DEFAULT_LANG] for note in notes],
+        "student_notes": [note.get(lang) or note[i18n.DEFAULT_LANG] for note in notes],
+        "note_texts": notes,
     })
     markdown, html_text = _feedback(ctx, record, row, notes, lang)
     return Built(row, markdown, html_text)
@@ -162,25 +175,32 @@ def _feedback(ctx: Context, record: dict, row: dict, notes: list[dict[str, str]]
 # ---------------------------------------------------------------- files
 def csv_header(spec: LabSpec) -> list[str]:
     exercise_ids = [e.id for e in spec.exercises]
-    header = ["student", "name", "lms_id", "lab", "status", "raw_score", "late", "late_days", "penalty", "score",
+    header = ["student", "name", "lms_id", "section", "lab", "status", "raw_score", "late", "late_days", "penalty", "score",
               "max_score", *exercise_ids, *[f"{e}_diagnosis" for e in exercise_ids], *spec.hand_graded]
     if "STUDENT_ID" in spec.context_names:
         header += ["id_mismatch", "typed_id"]
     return header + ["reason", "superseded", "file", "forbidden", "notes"]
 
 
-def _text(value) -> str:
-    text = "" if value is None else str(value)
-    return "'" + text if text.startswith(("=", "+", "-", "@", "\t", "\r")) else text
+_text = gradebook.csv_text
 
 
-def csv_text(spec: LabSpec, rows: list[dict]) -> str:
+def notes_in(row: dict, lang: str) -> list[str]:
+    """The row's notes in `lang` (rows written before note_texts was kept: as they were written)."""
+    texts = row.get("note_texts")
+    if not isinstance(texts, list):
+        return list(row.get("notes") or [])
+    return [text.get(lang) or text.get(i18n.DEFAULT_LANG, "") for text in texts if isinstance(text, dict)]
+
+
+def csv_text(spec: LabSpec, rows: list[dict], lang: str = i18n.DEFAULT_LANG) -> str:
     stream = io.StringIO()
     writer = csv.writer(stream, lineterminator="\n")
     writer.writerow(csv_header(spec))
     exercise_ids = [e.id for e in spec.exercises]
     for row in rows:
-        line = [_text(row["student"]), _text(row["name"]), _text(row["lms_id"]), spec.id, row["status"],
+        line = [_text(row["student"]), _text(row["name"]), _text(row["lms_id"]), _text(row.get("section", "")),
+                spec.id, row["status"],
                 _fmt(row["raw_score"]), "yes" if row["late"] else "",
                 "" if row["late_days"] is None else str(row["late_days"]), _fmt(row["penalty"]), _fmt(row["score"]),
                 _fmt(row["max_score"])]
@@ -192,7 +212,7 @@ def csv_text(spec: LabSpec, rows: list[dict]) -> str:
             line += ["yes" if row["id_mismatch"] else "", _text(row["typed_id"] or "")]
         line += [_text(row["reason_code"] or ""), _text("; ".join(row["superseded"])), _text(row["file"]),
                  _text("; ".join(f"{k}: {', '.join(v)}" for k, v in row["forbidden"].items())),
-                 _text(" ".join(row["notes"]))]
+                 _text(" ".join(notes_in(row, lang)))]
         writer.writerow(line)
     return stream.getvalue()
 
@@ -210,12 +230,12 @@ def unmatched_csv(book: dict) -> str:
 
 
 def write(out: Path, ctx: Context, built: list[Built], book: dict) -> None:
-    taken: set[str] = set()
-    for item in built:
-        item.row["feedback_file"] = gradebook.safe_filename(item.row["student"], taken)
+    for item in built:  # from the student's own id alone: never another student's file (gradebook.feedback_name)
+        item.row["feedback_file"] = gradebook.feedback_name(item.row["student"])
     gradebook.write_atomic(out / "grades.json", json.dumps(book, ensure_ascii=False, indent=1))
-    gradebook.write_atomic(out / "grades.csv", csv_text(ctx.spec, book["submissions"]))
-    gradebook.write_atomic(out / UNMATCHED_CSV, unmatched_csv(book))
+    gradebook.write_atomic(out / "grades.csv",
+                           gradebook.EXCEL_BOM + csv_text(ctx.spec, book["submissions"], ctx.instructor_lang))
+    gradebook.write_atomic(out / UNMATCHED_CSV, gradebook.EXCEL_BOM + unmatched_csv(book))
     feedback = gradebook.private_dir(out / "feedback")
     for item in built:
         name = item.row["feedback_file"]

@@ -23,8 +23,10 @@ def main(args) -> int:
     if args.command == "export":
         from .export import export
 
-        written = export(args.dir, args.to, args.out, args.assignment)
-        print("Wrote " + ", ".join(str(path) for path in written))
+        exported = export(args.dir, args.to, args.out, args.assignment, args.missing, args.lang)
+        for message in exported.messages:
+            print(message)
+        print("Wrote " + ", ".join(str(path) for path in exported.paths))
         return 0
     if args.command == "report":
         from .report import write_report

@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 import io
 import json
+import re
 import statistics
 from collections import Counter
 from pathlib import Path
@@ -26,7 +27,20 @@ i18n.N_(
     "term.report.col.explanation", "term.report.col.section", "term.report.status.graded",
     "term.report.status.missing", "term.report.status.late", "term.report.status.invalid",
     "term.report.status.wrong_lab", "term.report.status.timeout", "term.report.status.error",
-    "term.report.status.unknown_student", "term.report.status.unparsed",
+    "term.report.status.unknown_student", "term.report.status.unparsed", "term.report.col.who",
+    "term.report.col.section_name", "term.report.col.students", "term.report.col.graded", "term.report.col.missing",
+    "term.report.col.late", "term.report.col.mean",
+    # lateness_source codes (grades.json), said once at the top
+    "term.report.lateness.canvas_flag", "term.report.lateness.moodle_worksheet",
+    "term.report.lateness.nbgrader_timestamp", "term.report.lateness.none",
+)
+# What a diagnosis means where the students' message needs their own case's numbers ('term.report.why.' + name).
+i18n.N_(
+    "term.report.why.wrong_values", "term.report.why.wrong_shape", "term.report.why.padding_shape",
+    "term.report.why.window_too_wide", "term.report.why.window_too_narrow", "term.report.why.rows_not_normalised",
+    "term.report.why.future_weight", "term.report.why.layers_missing", "term.report.why.crashes",
+    "term.report.why.wrong_cache", "term.report.why.batch_shape", "term.report.why.sinks_double_counted",
+    "term.report.why.sinks_missing",
 )
 
 RAN = ("graded", "timeout", "error")
@@ -75,16 +89,50 @@ def _figures(rows: list[dict], spec, labels: dict) -> tuple[str, str]:
     return score_svg, exercise_svg
 
 
-def _explanation(lab: str, diagnosis: str, lang: str) -> str:
-    """The first sentence of the feedback a student with this mistake got, its numbers left as names."""
-    import re
+def explanation_template(lab: str, diagnosis: str, lang: str) -> str:
+    """What a diagnosis means: the report's own text where the students' message needs numbers of their
+    case (`term.report.why.*`), else the message the students got (`<lab>.<name>`, else `diagnosis.<name>`,
+    as Exercise.diagnosed looks it up); "" when there is none."""
+    catalogue = i18n.catalogue()
+    for key in (f"term.report.why.{lab}.{diagnosis}", f"term.report.why.{diagnosis}", f"{lab}.{diagnosis}",
+                f"diagnosis.{diagnosis}"):
+        templates = catalogue.get(key)
+        if templates:
+            return templates.get(lang) or templates[i18n.DEFAULT_LANG]
+    return ""
 
-    templates = i18n.catalogue().get(f"{lab}.{diagnosis}")
-    if not templates:
-        return ""
-    text = re.sub(r"\{(\w+)\}", r"\1", templates.get(lang) or templates[i18n.DEFAULT_LANG])
+
+def _explanation(lab: str, diagnosis: str, lang: str) -> str:
+    """The explanation's first sentence; a placeholder left in a message (a diagnosis added without a report
+    text) reads as "…", never as its name."""
+    text = re.sub(r"\{\w+(?:![rsa])?(?::[^}]*)?\}", "…", explanation_template(lab, diagnosis, lang))
     first = text.split(". ", 1)[0].rstrip(".")
-    return first if len(first) <= 200 else first[:200].rsplit(" ", 1)[0] + " …"
+    first = first[:1].upper() + first[1:]
+    return first if len(first) <= 220 else first[:220].rsplit(" ", 1)[0] + " …"
+
+
+def _who(row: dict) -> str:
+    """A student as the instructor knows them: name and id."""
+    name = row.get("name") or row.get("lms_display_name") or ""
+    return f"{name} ({row['student']})" if name and name != row["student"] else row["student"]
+
+
+def _people(rows: list[dict], summary: str, e) -> str:
+    """A collapsible list of students, grouped by section when the roster has sections."""
+    sections = sorted({row.get("section") or "" for row in rows})
+    ordered = sorted(rows, key=lambda row: (row.get("section") or "", _who(row).lower()))
+    if sections == [""]:
+        body = "<ul>" + "".join(f"<li>{e(_who(row))}</li>" for row in ordered) + "</ul>"
+    else:
+        body = "".join(
+            f"<p>{e(section or '-')} ({sum(1 for r in ordered if (r.get('section') or '') == section)})</p><ul>"
+            + "".join(f"<li>{e(_who(row))}</li>" for row in ordered if (row.get("section") or "") == section)
+            + "</ul>" for section in sections)
+    return f"<details><summary>{e(summary)}</summary>{body}</details>"
+
+
+def _mean(values: list[float]) -> str:
+    return f"{statistics.fmean(values):.2f}" if values else "-"
 
 
 def build(folder: Path, lang: str = "en") -> str:
@@ -96,54 +144,92 @@ def build(folder: Path, lang: str = "en") -> str:
     spec = get_lab(grades["lab"])
     t = lambda key, **p: i18n.t(key, lang, **p)  # noqa: E731
     e = html.escape
+    term = any("raw_score" in row for row in grades["submissions"])
     rows = [row for row in grades["submissions"] if "raw_score" in row] or [
         {**row, "raw_score": row["score"], "late": False, "forbidden": {}} for row in grades["submissions"]]
     ran = [row for row in rows if row["status"] in RAN]
     scores = [row["score"] for row in ran]
+    by_student = {row["student"]: row for row in rows}
+    names = lambda count: t("term.report.names", count=count)  # noqa: E731
     parts = [f"<h1>{e(t('term.report.title', lab=spec.id))}</h1>",
-             "<p>" + e(t("term.report.summary", students=len(rows), graded=len(ran),
-                          mean=f"{statistics.fmean(scores):.2f}" if scores else "-",
-                          max_score=f"{grades['max_score']:g}",
-                          median=f"{statistics.median(scores):g}" if scores else "-")) + "</p>"]
+             "<p>" + e(t("term.report.summary", students=len(rows), graded=len(ran))) + "</p>",
+             # one mean, saying what it is: the final scores (after lateness and overrides) of the graded hand-ins
+             "<p class='mean'>" + e(t("term.report.mean_final" if term else "term.report.mean_raw",
+                                      graded=len(ran), mean=_mean(scores), max_score=f"{grades['max_score']:g}",
+                                      median=f"{statistics.median(scores):g}" if scores else "-")) + "</p>"]
+    source = grades.get("lateness_source")
+    if isinstance(source, str) and source:
+        key = f"term.report.lateness.{source}"
+        text = t(key) if i18n.has(key) else t("term.report.lateness_other", source=source)
+        parts.append(f"<p class='lateness'>{e(text)}</p>")
 
-    # hand-ins
+    # hand-ins, with who
     counts = Counter(row["status"] for row in rows)
-    counts["late"] = sum(1 for row in rows if row.get("late"))
+    late = [row for row in rows if row.get("late")]
+    counts["late"] = len(late)
     counts["unknown_student"] = len(grades.get("unknown_student", []))
     counts["unparsed"] = len(grades.get("unparsed", []))
     parts.append(f"<h2>{e(t('term.report.statuses'))}</h2><table class='counts'><tbody>")
     for status in ("graded", "missing", "late", "invalid", "wrong_lab", "timeout", "error", "unknown_student",
                    "unparsed"):
-        parts.append(f"<tr><th>{e(t('term.report.status.' + status))}</th>"
-                     f"<td data-status='{status}'>{counts.get(status, 0)}</td></tr>")
+        who = late if status == "late" else [row for row in rows if row["status"] == status]
+        listed = _people(who, names(len(who)), e) if who and status != "graded" else ""
+        parts.append(f"<tr><th scope='row'>{e(t('term.report.status.' + status))}</th>"
+                     f"<td data-status='{status}'>{counts.get(status, 0)}</td><td>{listed}</td></tr>")
     parts.append("</tbody></table>")
+
+    # per section
+    sections = sorted({row.get("section") or "" for row in rows} - {""})
+    if sections:
+        heads = ("section_name", "students", "graded", "missing", "late", "mean")
+        parts.append(f"<h2>{e(t('term.report.sections'))}</h2><table class='sections'><thead><tr>"
+                     + "".join(f"<th scope='col'>{e(t('term.report.col.' + h))}</th>" for h in heads)
+                     + "</tr></thead><tbody>")
+        for section in sections:
+            members = [row for row in rows if row.get("section") == section]
+            graded = [row["score"] for row in members if row["status"] in RAN]
+            parts.append(f"<tr><th scope='row'>{e(section)}</th><td>{len(members)}</td><td>{len(graded)}</td>"
+                         f"<td>{sum(1 for row in members if row['status'] == 'missing')}</td>"
+                         f"<td>{sum(1 for row in members if row.get('late'))}</td><td>{_mean(graded)}</td></tr>")
+        parts.append("</tbody></table>")
 
     labels = {"score": t("term.report.score_axis"), "count": t("term.report.count_axis")}
     score_svg, exercise_svg = _figures(rows, spec, labels)
     parts += [f"<h2>{e(t('term.report.scores'))}</h2><figure>{score_svg}</figure>",
               f"<h2>{e(t('term.report.per_exercise'))}</h2><figure>{exercise_svg}</figure>"]
 
-    # mistakes
+    # every diagnosis, with its students: what to reteach, and to whom
     parts.append(f"<h2>{e(t('term.report.diagnoses'))}</h2>")
     table = []
     for exercise in spec.exercises:
-        found = Counter(row["exercises"][exercise.id].get("diagnosis") for row in ran)
-        found.pop(None, None)
-        sections = getattr(exercise, "sections", {}) or {}
-        for diagnosis, count in found.most_common(5):
-            table.append((exercise.id, diagnosis, count, count / max(1, len(rows)),
-                          _explanation(spec.id, diagnosis, lang), sections.get(diagnosis, exercise.section)))
+        found: dict[str, list[dict]] = {}
+        for row in ran:
+            diagnosis = row["exercises"][exercise.id].get("diagnosis")
+            if diagnosis:
+                found.setdefault(diagnosis, []).append(row)
+        sections_of = getattr(exercise, "sections", {}) or {}
+        for diagnosis, who in sorted(found.items(), key=lambda item: (-len(item[1]), item[0])):
+            table.append((exercise.id, diagnosis, who, _explanation(spec.id, diagnosis, lang),
+                          sections_of.get(diagnosis, exercise.section)))
     if table:
-        heads = ("exercise", "mistake", "count", "share", "explanation", "section")
+        heads = ("exercise", "mistake", "count", "share", "who", "explanation", "section")
         parts.append("<table class='diagnoses'><thead><tr>" + "".join(
-            f"<th>{e(t('term.report.col.' + h))}</th>" for h in heads) + "</tr></thead><tbody>")
-        for exercise_id, diagnosis, count, share, explanation, section in table:
+            f"<th scope='col'>{e(t('term.report.col.' + h))}</th>" for h in heads) + "</tr></thead><tbody>")
+        for exercise_id, diagnosis, who, explanation, section in table:
             parts.append(f"<tr><td><code>{e(exercise_id)}</code></td><td><code>{e(diagnosis)}</code></td>"
-                         f"<td>{count}</td><td>{100 * share:.0f}%</td><td>{e(explanation)}</td>"
+                         f"<td>{len(who)}</td><td>{100 * len(who) / max(1, len(rows)):.0f}%</td>"
+                         f"<td>{_people(who, names(len(who)), e)}</td><td>{e(explanation)}</td>"
                          f"<td>{e(section)}</td></tr>")
         parts.append("</tbody></table>")
     else:
         parts.append(f"<p>{e(t('term.report.no_diagnoses'))}</p>")
+    unanswered = [(exercise.id, [row for row in ran if row["exercises"][exercise.id].get("status") == "not_answered"])
+                  for exercise in spec.exercises]
+    unanswered = [(exercise_id, who) for exercise_id, who in unanswered if who]
+    if unanswered:
+        parts.append(f"<h3>{e(t('term.report.not_attempted'))}</h3><ul class='not-attempted'>" + "".join(
+            f"<li><code>{e(exercise_id)}</code>: {_people(who, names(len(who)), e)}</li>"
+            for exercise_id, who in unanswered) + "</ul>")
 
     # written answers still to grade
     parts_seen = sorted({part for row in rows for part in (row.get("hand_graded") or {})})
@@ -160,26 +246,29 @@ def build(folder: Path, lang: str = "en") -> str:
     parts.append(f"<h2>{e(t('term.report.languages'))}</h2><ul class='languages'>"
                  + "".join(f"<li>{e(code)}: {n}</li>" for code, n in sorted(languages.items())) + "</ul>")
 
-    # review flags
+    # review flags: the groups most worth a look first
     analysis = load_analysis(folder)
     present = {row["student"] for row in ran}
-    groups = similarity.groups({s: (a.get("code") or {}) for s, a in analysis.items() if s in present})
+    groups = rank_groups(similarity.groups({s: (a.get("code") or {}) for s, a in analysis.items() if s in present}),
+                         by_student)
     penalised = grades.get("policy", {}).get("penalise_forbidden")
-    flags = []
-    for group in groups:
-        key = "term.report.identical" if group["kind"] == "identical" else "term.report.near"
-        flags.append(f"<li class='group {group['kind']}'>" + e(t(key, students=", ".join(group["students"]),
-                                                               exercises=", ".join(group["exercises"]))) + "</li>")
-    for row in rows:
-        for exercise_id, names in (row.get("forbidden") or {}).items():
-            flags.append("<li class='forbidden'>" + e(t("term.report.forbidden", student=row["student"],
-                                                        exercise=exercise_id, names=", ".join(names),
-                                                        penalised=t("term.report.penalised") if penalised else ""))
-                         + "</li>")
     parts.append(f"<h2>{e(t('term.report.flags'))}</h2>")
     if groups:
-        parts.append(f"<p><em>{e(t('term.report.groups_hint'))}</em></p>")
-    parts.append("<ul class='flags'>" + "".join(flags) + "</ul>" if flags else f"<p>{e(t('term.report.no_flags'))}</p>")
+        parts.append(f"<p><em>{e(t('term.report.groups_hint'))}</em></p><ol class='groups'>")
+        for group in groups:
+            parts.append(_group_item(group, by_student, t, e))
+        parts.append("</ol>")
+    forbidden = []
+    for row in rows:
+        for exercise_id, used in (row.get("forbidden") or {}).items():
+            forbidden.append("<li class='forbidden'>" + e(t("term.report.forbidden", student=_who(row),
+                                                            exercise=exercise_id, names=", ".join(used),
+                                                            penalised=t("term.report.penalised") if penalised else ""))
+                             + "</li>")
+    if forbidden:
+        parts.append("<ul class='flags'>" + "".join(forbidden) + "</ul>")
+    if not groups and not forbidden:
+        parts.append(f"<p>{e(t('term.report.no_flags'))}</p>")
 
     unmatched = [f"{item['key']} {item['name']}: {item['file']}" for item in grades.get("unknown_student", [])]
     unmatched += grades.get("unparsed", []) + grades.get("refused", [])
@@ -191,8 +280,46 @@ def build(folder: Path, lang: str = "en") -> str:
     return (f'<!DOCTYPE html>\n<html lang="{e(lang)}">\n<head><meta charset="utf-8"><title>{e(title)}</title>\n'
             "<style>body{font-family:sans-serif;max-width:70em;margin:2em auto;line-height:1.4;padding:0 1em}"
             "table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:.25em .5em;"
-            "text-align:left;vertical-align:top}figure{margin:0}svg{max-width:100%;height:auto}</style></head>\n"
-            "<body>\n" + "\n".join(parts) + "\n</body>\n</html>\n")
+            "text-align:left;vertical-align:top}figure{margin:0}svg{max-width:100%;height:auto}"
+            "details ul{margin:.25em 0;padding-left:1.2em}details p{margin:.25em 0}"
+            "ol.groups li{margin-bottom:.5em}</style></head>\n"
+            "<body>\n<main>\n" + "\n".join(parts) + "\n</main>\n</body>\n</html>\n")
+
+
+def rank_groups(groups: list[dict], by_student: dict[str, dict]) -> list[dict]:
+    """Groups most worth a look first: shared code that loses points (a shared wrong answer is rarely a
+    coincidence, while short correct answers converge), then identical before near-identical, small before
+    large, the closest first."""
+    ranked = []
+    for group in groups:
+        lost = any(by_student[s]["exercises"][x]["points"] < by_student[s]["exercises"][x]["max_points"]
+                   for s in group["students"] if s in by_student for x in group["exercises"]
+                   if x in by_student[s]["exercises"])
+        ranked.append({**group, "wrong": lost})
+    return sorted(ranked, key=lambda g: (not g["wrong"], g["kind"] != "identical", len(g["students"]),
+                                         -g.get("similarity", 1.0), g["students"]))
+
+
+def _group_item(group: dict, by_student: dict[str, dict], t, e) -> str:
+    exercises = ", ".join(group["exercises"])
+    similarity_text = f"{100 * group.get('similarity', 1.0):.0f}%"
+    key = "term.report.group_identical" if group["kind"] == "identical" else "term.report.group_near"
+    head = t(key, exercises=exercises, similarity=similarity_text)
+    verdict = t("term.report.group_wrong" if group["wrong"] else "term.report.group_right")
+    members = []
+    for student in group["students"]:
+        row = by_student.get(student)
+        if row is None:
+            continue
+        points = ", ".join(
+            f"{x} {row['exercises'][x]['points']:g}/{row['exercises'][x]['max_points']:g}"
+            + (f" ({row['exercises'][x]['diagnosis']})" if row["exercises"][x].get("diagnosis") else "")
+            for x in group["exercises"] if x in row["exercises"])
+        members.append(f"<li>{e(_who(row))}: {e(points)}; {e(t('term.report.group_score'))} "
+                       f"{row['score']:g}/{row['max_score']:g}</li>")
+    kind = f"group {group['kind']}" + (" wrong" if group["wrong"] else "")
+    return (f"<li class='{kind}'><strong>{e(head)}</strong> {e(verdict)}"
+            f"<ul>{''.join(members)}</ul></li>")
 
 
 def write_report(folder: Path, lang: str = "en") -> Path:

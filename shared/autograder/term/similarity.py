@@ -21,7 +21,8 @@ def _shingles(text: str) -> frozenset:
 
 
 def groups(codes: dict[str, dict[str, str]]) -> list[dict]:
-    """codes: student -> {exercise: normalised code}. Returns [{"kind", "students", "exercises"}], biggest first."""
+    """codes: student -> {exercise: normalised code}. Returns [{"kind", "students", "exercises",
+    "similarity"}], biggest first; similarity is 1 for identical code, else the closest pair's Jaccard."""
     by_code: dict[str, list[str]] = {}
     exercises_of: dict[str, list[str]] = {}
     for student, code in codes.items():
@@ -32,7 +33,7 @@ def groups(codes: dict[str, dict[str, str]]) -> list[dict]:
             continue
         by_code.setdefault(text, []).append(student)
         exercises_of[text] = sorted(code)
-    found = [{"kind": "identical", "students": sorted(students), "exercises": exercises_of[text]}
+    found = [{"kind": "identical", "students": sorted(students), "exercises": exercises_of[text], "similarity": 1.0}
              for text, students in by_code.items() if len(students) > 1]
     found += _near(codes)
     return sorted(found, key=lambda g: (-len(g["students"]), g["kind"], g["students"]))
@@ -61,18 +62,22 @@ def _near(codes: dict[str, dict[str, str]]) -> list[dict]:
                 i = parent[i]
             return i
 
+        best: dict[int, float] = {}  # member -> its closest link
         for i in range(len(texts)):
             for j in range(i + 1, len(texts)):
                 a, b = shingles[i], shingles[j]
                 if min(len(a), len(b)) / max(len(a), len(b)) < NEAR:
                     continue  # Jaccard cannot reach NEAR
-                if len(a & b) / len(a | b) >= NEAR:
+                score = len(a & b) / len(a | b)
+                if score >= NEAR:
                     parent[root(i)] = root(j)
+                    best[i] = max(best.get(i, 0.0), score)
+                    best[j] = max(best.get(j, 0.0), score)
         clusters: dict[int, list[int]] = {}
         for i in range(len(texts)):
             clusters.setdefault(root(i), []).append(i)
         for members in clusters.values():
             if len(members) > 1:
                 found.append({"kind": "near", "students": sorted(s for i in members for s in holders[texts[i]]),
-                              "exercises": [exercise]})
+                              "exercises": [exercise], "similarity": round(max(best[i] for i in members), 3)})
     return found
