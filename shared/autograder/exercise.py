@@ -236,7 +236,7 @@ class Exercise:
 # The named diagnoses every lab may use; `diagnosed(name)` takes `<lab>.<name>` first, if the lab has its own.
 N_(
     "diagnosis.binary_mask", "diagnosis.diagonal_masked", "diagnosis.divided_by_dk", "diagnosis.forgot_scale",
-    "diagnosis.mask_after_softmax", "diagnosis.no_mask", "diagnosis.transposed_k",
+    "diagnosis.mask_after_softmax", "diagnosis.no_mask", "diagnosis.off_by_one", "diagnosis.transposed_k",
     "diagnosis.weights_transposed", "diagnosis.wrong_axis", "diagnosis.wrong_triangle",
     "diagnosis.zero_inf_swapped",
 )
