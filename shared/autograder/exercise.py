@@ -37,7 +37,8 @@ class Feedback:
     params: dict = field(default_factory=dict)
 
     def render(self, lang: str) -> str:
-        return i18n.t(self.key, lang, **self.params)
+        # formatted here, not through i18n.t(key, lang, **params): a message may name a placeholder {key}
+        return i18n.text(self.key, lang).format(**self.params)
 
 
 @dataclass
