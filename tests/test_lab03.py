@@ -745,7 +745,7 @@ def test_the_sweep_is_drawn_per_seed():
     assert len({repr(sweep(seed)) for seed in range(6)}) > 3
 
 
-@pytest.mark.parametrize("seed", [None, *range(1, 11)])
+@pytest.mark.parametrize("seed", [None, 1, 5, 9])  # whatever the draw: see test_the_sweep_has_every_...
 def test_the_adjacent_only_prefix_test_loses_the_sweep_whatever_the_seed(seed):
     """technical-2 (c), false positive 1: it scored 5/5 when every sweep leak read token t + 1."""
     result = grade({**solved(), "prefix_test": adjacent_only}, exercise="prefix_test", seed=seed)["prefix_test"]
@@ -755,17 +755,16 @@ def test_the_adjacent_only_prefix_test_loses_the_sweep_whatever_the_seed(seed):
 def skips_distance(distance):
     def prefix_test_without_one_distance(model_fn, vocab_size, T=8, seed=0):
         """Changes one later token at a time and looks only at position t: blind to the one distance it skips."""
-        g = torch.Generator().manual_seed(seed)
-        ids = torch.randint(0, vocab_size, (2, T), generator=g)
-        base = model_fn(ids)
+        ids = torch.randint(0, vocab_size, (1, T), generator=torch.Generator().manual_seed(seed))
+        base = model_fn(ids)[0]  # (T, vocab)
         for t in range(T - 1):
-            for s in range(t + 1, T):
-                if s - t == distance:
-                    continue
-                changed = ids.clone()
-                changed[:, s] = (ids[:, s] + 1) % vocab_size
-                if not torch.allclose(model_fn(changed)[:, t], base[:, t], atol=1e-5):
-                    return False
+            later = [s for s in range(t + 1, T) if s - t != distance]
+            if not later:
+                continue
+            changed = ids.repeat(len(later), 1)  # (n, T): copy n changes token later[n] only, one batched call
+            changed[torch.arange(len(later)), later] = (ids[0, later] + 1) % vocab_size
+            if not torch.allclose(model_fn(changed)[:, t], base[t].expand(len(later), -1), atol=1e-5):
+                return False
         return True
 
     return prefix_test_without_one_distance
@@ -776,7 +775,7 @@ def skips_distance(distance):
 @pytest.mark.parametrize("distance,points,diagnosis", [(1, 2, "missed_bugs"), (2, 4, "missed_positions"),
                                                        (4, 4, "missed_positions"), (7, 4, "missed_positions")])
 def test_a_prefix_test_blind_to_one_distance_loses_the_sweep_whatever_the_seed(distance, points, diagnosis):
-    for seed in (None, 1, 2, 3):
+    for seed in (None, 1, 2):
         result = grade({**solved(), "prefix_test": skips_distance(distance)}, exercise="prefix_test", seed=seed)[
             "prefix_test"]
         assert (result.points, result.diagnosis) == (points, diagnosis), (seed, result.render("en"))
@@ -796,10 +795,10 @@ def test_the_reference_prefix_test_keeps_full_marks_for_every_seed(seed):
     assert result.status == "passed" and result.points == 5, result.render("en")
 
 
-@pytest.mark.parametrize("honest", [next_token_only, cuts_the_sequence, skips_distance(99)],
-                         ids=["one-token-at-a-time", "cut-after-t", "every-later-token"])
+@pytest.mark.parametrize("honest", [next_token_only, cuts_the_sequence, skips_distance(None)],
+                         ids=["one-token-at-a-time", "cut-after-t", "each-later-token-alone-at-position-t"])
 def test_other_honest_prefix_tests_keep_full_marks(honest):
-    for seed in (None, 6, 10):
+    for seed in (None, 7):
         result = grade({**solved(), "prefix_test": honest}, exercise="prefix_test", seed=seed)["prefix_test"]
         assert result.status == "passed" and result.points == 5, (seed, result.render("en"))
 
