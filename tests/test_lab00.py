@@ -222,3 +222,52 @@ def test_large_negative_number_counts_as_minus_infinity():
     namespace = right_answers()
     namespace["causal_mask_T4"] = np.where(np.isinf(mask(4)), -1e9, 0.0).tolist()
     assert grade(namespace, exercise="causal_mask_T4")[0]["causal_mask_T4"].status == "passed"
+
+
+# ---------------------------------------------------------------- error carried forward: only from weights that could be right
+def _carried(weights, output):
+    namespace = right_answers()
+    namespace["attention_weights"] = weights
+    namespace["attention_output"] = output
+    return grade(namespace, exercise="attention_output")[0]["attention_output"]
+
+
+def test_all_zero_weights_carry_no_error_forward():
+    """issue 21: zeros typed for the weights, and zeros as their output, earned the output's 2 points."""
+    zeros = [[0.0] * 3 for _ in range(3)]
+    result = _carried(zeros, [[0.0, 0.0] for _ in range(3)])
+    assert result.points == 0 and result.diagnosis != "carried_forward", result.render("en")
+
+
+def test_nan_weights_carry_no_error_forward():
+    """NaN weights were read as zeros: the zero output they 'give' earned the output's points."""
+    nan = float("nan")
+    result = _carried([[nan] * 3 for _ in range(3)], [[0.0, 0.0] for _ in range(3)])
+    assert result.points == 0 and result.diagnosis != "carried_forward", result.render("en")
+    row0_nan = right_answers()["attention_weights"]
+    row0_nan = [[nan, nan, nan]] + row0_nan[1:]  # the diagonal-masked row 0, the rest right
+    Q, K, V = problem()
+    output = np.round(np.nan_to_num(np.array(row0_nan)) @ V, 2).tolist()
+    assert _carried(row0_nan, output).points == 0
+
+
+def test_weights_that_are_no_causal_weights_carry_no_error_forward():
+    Q, K, V = problem()
+    scaled = Q @ K.T / math.sqrt(2)
+    no_mask = np.round(softmax(scaled), 2)  # rows sum to 1, but weight on future keys
+    after = np.round(softmax(scaled) * np.tril(np.ones((3, 3))), 2)  # causal, rows no longer sum to 1
+    negative = np.array([[1.0, 0, 0], [1.3, -0.3, 0], [0.5, 0.25, 0.25]])  # rows sum to 1, a negative weight
+    for weights in (no_mask, after, negative):
+        result = _carried(weights.tolist(), np.round(weights @ V, 2).tolist())
+        assert result.points == 0 and result.diagnosis != "carried_forward", (weights, result.render("en"))
+
+
+def test_wrong_but_possible_weights_still_carry_their_error_forward():
+    """Causal, non-negative rows that sum to 1 up to rounding: an output right for them is credited."""
+    Q, K, V = problem()
+    transposed_k = np.round(softmax((K @ Q.T) / math.sqrt(2) + mask(3)), 2)  # the K·Qᵀ slip: causal weights
+    uniform = np.round(np.tril(np.ones((3, 3))) / np.arange(1, 4)[:, None], 2)  # 0.33 · 3 = 0.99
+    for weights in (transposed_k, uniform):
+        assert np.abs(weights.sum(axis=1) - 1).max() <= 0.011
+        result = _carried(weights.tolist(), np.round(weights @ V, 2).tolist())
+        assert result.points == 2 and result.diagnosis == "carried_forward", (weights, result.render("en"))

@@ -194,6 +194,8 @@ SLIPS = [
      "wrong triangle (the transpose)", "triángulo equivocado"),
     ("causal_mask", "diagonal_masked", lambda T: torch.full((T, T), NEG).triu(0),
      "also blocks the diagonal", "bloquea la diagonal"),
+    ("causal_mask", "off_by_one", lambda T: torch.full((T, T), NEG).triu(2),
+     "your mask is off by one: query i also reads key i + 1", "tu máscara está desplazada en uno"),
     ("causal_mask", "zero_inf_swapped", lambda T: torch.zeros(T, T).masked_fill(allowed_mask(T), NEG),
      "0 and -inf are swapped", "0 y -inf están intercambiados"),
     ("causal_mask", "binary_mask", lambda T: torch.ones(T, T).tril(), "0/1 mask", "máscara 0/1"),
@@ -207,12 +209,16 @@ SLIPS = [
      "also blocks the diagonal", "bloquea la diagonal"),
     ("allowed_mask", "wrong_triangle", lambda T: torch.ones(T, T, dtype=torch.bool).triu(),
      "wrong triangle", "triángulo equivocado"),
+    ("allowed_mask", "off_by_one", lambda T: torch.ones(T, T, dtype=torch.bool).tril(1),
+     "the very token it has to predict", "justo el token que debe predecir"),
     ("blocked_mask", "convention_inverted", allowed_mask, "you returned the allowed mask",
      "devolviste la máscara de lo permitido"),
     ("blocked_mask", "diagonal_masked", lambda T: torch.ones(T, T, dtype=torch.bool).triu(0),
      "also blocks the diagonal", "bloquea la diagonal"),
     ("blocked_mask", "wrong_triangle", lambda T: torch.ones(T, T, dtype=torch.bool).tril(-1),
      "wrong triangle", "triángulo equivocado"),
+    ("blocked_mask", "off_by_one", lambda T: torch.ones(T, T, dtype=torch.bool).triu(2),
+     "Block every key j > i", "Bloquea toda key j > i"),
     # padding_mask
     ("padding_mask", "padding_shape", _pad, "shape (3, 5) broadcasts wrongly; it must be (3, 1, 1, 5)",
      "la forma (3, 5) hace un broadcasting equivocado"),
@@ -239,6 +245,8 @@ SLIPS = [
      "the causal mask alone", "solo la máscara causal"),
     ("combined_mask", "causal_missing", lambda lengths, T: padding_mask(lengths, T).expand(-1, 1, T, T),
      "the padding mask alone", "solo la máscara de padding"),
+    ("combined_mask", "off_by_one", lambda lengths, T: torch.ones(T, T, dtype=torch.bool).tril(1)
+     & padding_mask(lengths, T), "query i also reads key i + 1", "la query i lee también la key i + 1"),
     # sliding_window_mask
     ("sliding_window_mask", "window_too_wide", lambda T, W: _window_band(T, W, W, 0),
      "W + 1 keys (i - W … i: 4 keys for W = 3)", "W + 1 keys (i - W … i: 4 keys para W = 3)"),
@@ -252,6 +260,8 @@ SLIPS = [
      "wrong triangle", "triángulo equivocado"),
     ("sliding_window_mask", "diagonal_masked", lambda T, W: _window_band(T, W, W - 1, -1),
      "also blocks the diagonal", "bloquea la diagonal"),
+    ("sliding_window_mask", "off_by_one", lambda T, W: _window_band(T, W, W - 2, 1),
+     "query i also reads key i + 1", "la query i lee también la key i + 1"),
 ]
 
 

@@ -205,7 +205,8 @@ def _attention(Q, K, V, scale=None, mask="causal", softmax_dim=-1, after=False, 
     scores = Q @ K.transpose(-2, -1) if scores_fn is None else scores_fn(Q, K)
     scores = scores / (math.sqrt(d_k) if scale is None else scale(d_k))
     blocked = {"causal": torch.ones(T, T).triu(1), "diagonal": torch.ones(T, T).triu(0),
-               "upper": torch.ones(T, T).tril(-1), "none": torch.zeros(T, T)}[mask].bool()
+               "upper": torch.ones(T, T).tril(-1), "none": torch.zeros(T, T),
+               "next_key_open": torch.ones(T, T).triu(2)}[mask].bool()
     if after:
         weights = torch.softmax(scores, dim=-1) * ~blocked
     else:
@@ -249,6 +250,11 @@ ATTENTION_SLIPS = [
      "el softmax da NaN"),
     ("wrong_triangle", lambda Q, K, V: _attention(Q, K, V, mask="upper"), "wrong triangle",
      "triángulo equivocado"),
+    # instructor-2: triu(diagonal=2) as the blocked set (each query also reads the next key) was future_weight
+    ("off_by_one", lambda Q, K, V: _attention(Q, K, V, mask="next_key_open"),
+     "your mask is off by one: query i also reads key i + 1", "tu máscara está desplazada en uno"),
+    ("off_by_one", lambda Q, K, V: _attention_allowed(Q, K, V, torch.ones(Q.shape[-2], Q.shape[-2]).tril(1)),
+     "the very token it has to predict", "justo el token que debe predecir"),
     ("transposed_k", lambda Q, K, V: _attention(Q, K, V, scores_fn=lambda q, k: k @ q.transpose(-2, -1)), "K·Qᵀ",
      "K·Qᵀ"),
     ("weights_transposed", _with_transposed_output, "Aᵀ·V", "Aᵀ·V"),
@@ -261,6 +267,12 @@ ATTENTION_SLIPS = [
     ("batch_dims", _only_2d, "not with leading batch dimensions", "dimensiones de batch delante"),
     ("batch_dims", _mask_of_first_axis, "not with leading batch dimensions", "dimensiones de batch delante"),
 ]
+
+
+def _attention_allowed(Q, K, V, allowed):
+    scores = Q @ K.transpose(-2, -1) / math.sqrt(Q.shape[-1])
+    weights = torch.softmax(scores.masked_fill(allowed == 0, -1e9), dim=-1)
+    return weights @ V, weights
 
 
 def _attention_with_fill(Q, K, V, fill):
@@ -385,6 +397,22 @@ def _never_calls(attn_fn, T=8, d=4, seed=0):
     return (inner[0] if inner else attn_fn).__code__.co_code in _CORRECT_CODE
 
 
+def _loose(attn_fn, T=8, d=4, seed=0, atol=1e-3, rtol=0.0):
+    """The lab's perturbation test with another tolerance."""
+    g = torch.Generator().manual_seed(seed)
+    X = torch.randn(T, d, generator=g)
+    Y = attn_fn(X)
+    if not torch.isfinite(Y).all():
+        return False
+    for p in range(1, T):
+        X2 = X.clone()
+        X2[p] = torch.randn(d, generator=g)
+        Y2 = attn_fn(X2)
+        if not torch.isfinite(Y2).all() or not torch.allclose(Y2[:p], Y[:p], atol=atol, rtol=rtol):
+            return False
+    return True
+
+
 def _tiny_perturbation(attn_fn, T=8, d=4, seed=0):
     X = torch.randn(T, d, generator=torch.Generator().manual_seed(seed))
     Y = attn_fn(X)
@@ -414,6 +442,8 @@ TEST_SLIPS = [
     ("nan_perturbation", _nan_poison, 0, "perturbing with NaN", "perturbar con NaN"),
     ("missed_bugs", _skips_the_output_just_before, 3, "It passed 3 of 5 checks. Missed: • mask off by one",
      "Superó 3 de 5 comprobaciones."),
+    ("tolerance_too_loose", lambda attn_fn, T=8, d=4, seed=0: _loose(attn_fn, T, d, seed, atol=1e-3), 4,
+     "catches every leak but a faint one", "detecta todas las fugas menos una débil"),
 ]
 
 
@@ -527,6 +557,15 @@ def _forward_pattern(attn_fn, T=6, d=4):
     return pattern
 
 
+def _thresholded(threshold, summed=False):
+    def jacobian_leaks(attn_fn, T=6, d=4):
+        X = torch.randn(T, d, generator=torch.Generator().manual_seed(0))
+        J = torch.autograd.functional.jacobian(attn_fn, X).abs()  # (T, d, T, d)
+        return (J.sum(dim=(1, 3)) if summed else J.amax(dim=(1, 3))) > threshold
+
+    return jacobian_leaks
+
+
 JACOBIAN_SLIPS = [
     ("jacobian_transposed", lambda attn_fn, T=6, d=4: jacobian_leaks(attn_fn, T, d).T, "your pattern is transposed",
      "tu patrón está traspuesto"),
@@ -609,6 +648,9 @@ def test_every_function_differs_from_correct_attention(name):
         J_ref = torch.autograd.functional.jacobian(reference, X)
         J = torch.autograd.functional.jacobian(other, X)
         assert not torch.equal(J_ref.abs().amax(dim=(1, 3)) > 0, J.abs().amax(dim=(1, 3)) > 0)
+    elif bugs02.BY_NAME[name].faint:  # small by design: differs, but by less than a loose tolerance
+        assert not torch.equal(reference(X), other(X))
+        assert torch.allclose(reference(X), other(X), atol=1e-3)
     else:
         assert not torch.allclose(reference(X), other(X), atol=1e-3, equal_nan=False)
 
@@ -632,6 +674,9 @@ def test_perturbation_behaviour_is_what_the_function_claims(name, T, d, wseed):
             assert torch.equal(Y[:p], Y2[:p]), (name, p)
         elif name != "diagonal_masked":
             largest = max(largest, float((Y[:p] - Y2[:p]).abs().max()))
+    if impl.faint:  # the tiny (Jacobian) leak moves the forward pass too, far below a perturbation tolerance
+        assert 0 < largest < 1e-3, (name, largest)
+        return
     if not impl.forward_causal and name != "diagonal_masked":
         assert largest > 1e-3, (name, largest)
     assert perturbation_test(f, T, d, seed=wseed) == impl.forward_causal
@@ -797,3 +842,113 @@ def test_a_thorough_test_with_many_trials_keeps_its_evidence():
         result = grade(with_("perturbation_test", thorough), exercise="perturbation_test", seed=seed)[
             "perturbation_test"]
         assert result.status == "passed" and result.points == 5, result.render("en")
+
+
+# ---------------------------------------------------------------- leaks too small for a loose tolerance
+@pytest.mark.parametrize("query,key", [(0, 1), (0, 2), (2, 5), (4, 7)])
+def test_the_faint_leak_is_far_above_rounding_and_below_a_loose_tolerance(query, key):
+    f = _worker_function(bugs02.faint_leak(query, key), wseed=5)
+    reference = _worker_function("attention", wseed=5)
+    g = torch.Generator().manual_seed(query * 10 + key)
+    for d in (2, 4, 6):
+        for _ in range(30):
+            X = torch.randn(8, d, generator=g)
+            X2 = X.clone()
+            X2[key] = torch.randn(d, generator=g)
+            moved = (f(X2) - f(X)).abs().amax(dim=-1)  # (T,)
+            assert moved[query] < 1e-3  # a loose tolerance never sees it
+            assert torch.equal(moved[:key][torch.arange(key) != query], torch.zeros(key - 1))
+            assert torch.equal(f(X)[torch.arange(8) != query], reference(X)[torch.arange(8) != query])
+    X = torch.randn(8, 4, generator=torch.Generator().manual_seed(0))
+    X2 = X.clone()
+    X2[key] += 1.0
+    assert (f(X2) - f(X)).abs()[query].max() > 5e-5  # float32 rounding here is ~1e-7
+
+
+def _exact(attn_fn, T=8, d=4, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    X = torch.randn(T, d, generator=g)
+    Y = attn_fn(X)
+    for p in range(1, T):
+        X2 = X.clone()
+        X2[p] = torch.randn(d, generator=g)
+        if not torch.equal(attn_fn(X2)[:p], Y[:p]):
+            return False
+    return True
+
+
+def _batched(attn_fn, T=8, d=4, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    X = torch.randn(T, d, generator=g)
+    Xs = X.repeat(T, 1, 1)  # (T, T, d): copy p has row p replaced
+    Xs[torch.arange(T), torch.arange(T)] = torch.randn(T, d, generator=g)
+    Y, Ys = attn_fn(X), attn_fn(Xs)
+    before = torch.arange(T)[None, :] < torch.arange(T)[:, None]  # (T, T): position t < p
+    diff = (Ys - Y).abs().amax(-1)  # (T, T)
+    return bool(torch.isfinite(Y).all()) and not bool((diff[before] > 1e-5).any())
+
+
+@pytest.mark.parametrize("honest", [perturbation_test, _exact, _batched,
+                                    lambda attn_fn, T=8, d=4, seed=0: _loose(attn_fn, T, d, seed, 1e-5, 1e-5)],
+                         ids=["lab-solution", "torch.equal", "one-batched-call", "allclose-default-rtol"])
+def test_honest_perturbation_tests_catch_the_faint_leak(honest):
+    """technical-2 (c)'s correct alternatives keep full marks with the faint leak in the sweep."""
+    for seed in (None, 2):
+        result = grade(with_("perturbation_test", honest), exercise="perturbation_test", seed=seed)[
+            "perturbation_test"]
+        assert result.status == "passed" and result.points == 5, result.render("en")
+
+
+@pytest.mark.parametrize("atol", [1e-3, 1e-2])
+def test_a_loose_perturbation_test_loses_the_sweep_to_the_faint_leak(atol):
+    """Issue 21: a perturbation test comparing within 1e-3 got 5/5; it misses a leak below its tolerance."""
+    def loose(attn_fn, T=8, d=4, seed=0):
+        return _loose(attn_fn, T, d, seed, atol=atol)
+
+    for seed in (None, 3):
+        result = grade(with_("perturbation_test", loose), exercise="perturbation_test", seed=seed)[
+            "perturbation_test"]
+        assert (result.points, result.diagnosis) == (4, "tolerance_too_loose"), result.render("en")
+    faint = next(c for c in lab02.LAB.exercise("perturbation_test").cases({}) if c.data.get("base") == "faint_leak")
+    query, key = faint.data["query"], faint.data["key"]
+    assert f"a faint leak: output {query} also reads key {key}, but moves by less than 1e-3" in result.render("en")
+    assert f"ein schwaches Leck: Ausgabe {query} liest zusätzlich Key {key}" in result.render("de")
+
+
+def test_the_tiny_leak_has_exact_jacobian_entries_far_above_rounding():
+    f = _worker_function("tiny_leak", wseed=3)
+    for dtype, d in ((torch.float32, 2), (torch.float32, 4), (torch.float64, 3)):
+        X = torch.randn(6, d, dtype=dtype, generator=torch.Generator().manual_seed(d))
+        J = torch.autograd.functional.jacobian(f, X)  # (T, d, T, d)
+        assert torch.equal(J[0, :, 5, :], torch.eye(d, dtype=dtype) * 2.0 ** -17)  # ~7.6e-6, exactly
+        blocks = J.abs().amax(dim=(1, 3))
+        assert (blocks[blocks > 0] >= 2.0 ** -17).all()  # nothing in the pattern is smaller
+
+
+@pytest.mark.parametrize("threshold,summed", [(1e-3, False), (1e-4, False), (1e-4, True), (1e-2, True)])
+def test_a_jacobian_thresholded_at_1e_4_or_more_loses_its_points(threshold, summed):
+    """instructor-2 problem 14: `> 1e-3` earned 3/3 though the lab says "test for non-zero, not for large"."""
+    for seed in (None, 1):
+        result = grade(with_("jacobian_leaks", _thresholded(threshold, summed)), exercise="jacobian_leaks",
+                       seed=seed)["jacobian_leaks"]
+        assert (result.points, result.diagnosis) == (0, "threshold_too_high"), result.render("en")
+
+
+@pytest.mark.parametrize("threshold,summed", [(0.0, False), (1e-8, False), (1e-6, True), (1e-6, False)],
+                         ids=["non-zero", "above-1e-8", "chapter-07-sum-above-1e-6", "above-1e-6"])
+def test_a_jacobian_that_tests_for_non_zero_keeps_its_points(threshold, summed):
+    for seed in (None, 1):
+        result = grade(with_("jacobian_leaks", _thresholded(threshold, summed)), exercise="jacobian_leaks",
+                       seed=seed)["jacobian_leaks"]
+        assert result.status == "passed" and result.points == 3, result.render("en")
+
+
+def test_off_by_one_weights_are_counted_as_their_own_mistake():
+    """instructor-2: four students' triu(diagonal=2) masks were reported as the generic future_weight."""
+    exercise = lab02.LAB.exercise("causal_attention")
+    assert "off_by_one" in exercise.diagnosis_names() and exercise.sections["off_by_one"] == "08 §4"
+    result = grade(with_("causal_attention", lambda Q, K, V: _attention(Q, K, V, mask="next_key_open")),
+                   exercise="causal_attention")["causal_attention"]
+    assert (result.points, result.diagnosis) == (0, "off_by_one")
+    assert "(See chapter 08 §4.)" in result.render("en")
+    assert "future_weight" not in str(result.feedback)

@@ -27,8 +27,10 @@ class CausalSelfAttention(nn.Module):
     dim = -1
     split = "ok"  # ok | single | no_transpose | merge_no_transpose | both_wrong | interleaved
     masked_heads = "all"  # all | first
-    padding = "keys"  # keys | ignored | queries | short | batch_on_heads
+    # keys | ignored | queries | keys_and_queries | short | batch_on_heads | side_ignored | left_only
+    padding = "keys"
     sdpa = False
+    fill = float("-inf")  # what blocked scores get (a large negative number blocks as well)
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -47,7 +49,7 @@ class CausalSelfAttention(nn.Module):
             return z.view(B, T, self.d_k, self.n_heads).permute(0, 3, 1, 2)
         return z.view(B, T, self.n_heads, self.d_k).transpose(1, 2)  # (B, H, T, d_k)
 
-    def forward(self, x, lengths=None):
+    def forward(self, x, lengths=None, padding_side="right"):
         B, T, D = x.shape
         q, k, v = (self.split_heads(p(x)) for p in (self.q_proj, self.k_proj, self.v_proj))
         ones = torch.ones(T, T, dtype=torch.bool)
@@ -55,14 +57,21 @@ class CausalSelfAttention(nn.Module):
         allowed = allowed.expand(B, self.n_heads, T, T).clone()  # (B, H, T, T)
         if self.masked_heads == "first":
             allowed[:, 1:] = True
-        if lengths is not None and self.padding != "ignored":
-            real = torch.arange(T)[None, :] < torch.as_tensor(lengths)[:, None]  # (B, T)
-            if self.padding == "keys":
+        ignored = self.padding == "ignored" or (self.padding == "left_only" and padding_side == "right")
+        if lengths is not None and not ignored:
+            n = torch.as_tensor(lengths)[:, None]  # (B, 1)
+            positions = torch.arange(T)[None, :]  # (1, T)
+            left = padding_side == "left" and self.padding != "side_ignored"
+            real = positions >= T - n if left else positions < n  # (B, T)
+            if self.padding in ("keys", "side_ignored", "left_only"):
                 allowed = allowed & real[:, None, None, :]
             elif self.padding == "queries":
                 allowed = allowed & real[:, None, :, None]
-            elif self.padding == "short":  # the last real token blocked as if it were padding
-                allowed = allowed & (torch.arange(T)[None, :] < torch.as_tensor(lengths)[:, None] - 1)[:, None, None, :]
+            elif self.padding == "keys_and_queries":
+                allowed = allowed & real[:, None, None, :] & real[:, None, :, None]
+            elif self.padding == "short":  # one real key too few: the last (right) or first (left) real token
+                short = positions >= T - n + 1 if left else positions < n - 1
+                allowed = allowed & short[:, None, None, :]
             elif self.padding == "batch_on_heads":
                 allowed = allowed & (ones.tril() & real[:, None, :])  # (B, T, T) against (B, H, T, T)
         if self.sdpa:
@@ -73,7 +82,7 @@ class CausalSelfAttention(nn.Module):
                 scores = scores / math.sqrt(self.d_k)
             elif self.scale == "model":
                 scores = scores / math.sqrt(D)
-            weights = torch.softmax(scores.masked_fill(~allowed, float("-inf")), dim=self.dim)
+            weights = torch.softmax(scores.masked_fill(~allowed, self.fill), dim=self.dim)
             out = weights @ v  # (B, H, T, d_k)
         if self.split in ("merge_no_transpose", "both_wrong"):
             out = out.reshape(B, T, D)
@@ -178,7 +187,13 @@ CSA_SLIPS = [
     ("heads_wrong", dict(split="interleaved"), ("right with one head", "correcto con una cabeza"), 0),
     ("mask_not_shared", dict(masked_heads="first"), ("only the first head", "solo la primera cabeza"), 0),
     ("mask_batch_on_heads", dict(padding="batch_on_heads"), ("lands on head b", "cae en la cabeza b"), 3),
-    ("padding_ignored", dict(padding="ignored"), ("the key mask is missing", "falta la máscara de keys"), 3),
+    ("padding_ignored", dict(padding="ignored"), ("your module ignores lengths", "tu módulo ignora lengths"), 3),
+    # Chapter 05 §5's "mask on the query axis": the padding rows are blocked, the padding keys still read.
+    ("padding_queries", dict(padding="queries"), ("sits on the query axis", "está en el eje de las queries"), 3),
+    ("padding_queries", dict(padding="queries", sdpa=True), ("sits on the query axis", "eje de las queries"), 3),
+    ("padding_queries", dict(padding="queries", fill=-1e9), ("sits on the query axis", "eje de las queries"), 3),
+    ("padding_side_ignored", dict(padding="side_ignored"), ("always takes the first lengths[b] positions",
+                                                            "las primeras lengths[b] posiciones"), 3),
     ("padding_wrong", dict(padding="short"), ("combine the two masks with AND", "combina las dos máscaras"), 3),
 ]
 
@@ -197,25 +212,69 @@ def test_each_attention_slip_is_named_in_two_languages(diagnosis, switches, text
 
 
 class ZeroedPadding(variant()):
-    """Zeroes the outputs at padded query positions: values chapter 05 calls meaningless."""
+    """Zeroes the outputs at padding query positions: values chapter 05 calls meaningless."""
 
-    def forward(self, x, lengths=None):
-        out = super().forward(x, lengths)
+    def forward(self, x, lengths=None, padding_side="right"):
+        out = super().forward(x, lengths, padding_side)
         if lengths is not None:
-            real = torch.arange(x.shape[1])[None, :] < torch.as_tensor(lengths)[:, None]  # (B, T)
-            out = out * real[:, :, None]
+            n, positions = torch.as_tensor(lengths)[:, None], torch.arange(x.shape[1])[None, :]
+            real = positions >= x.shape[1] - n if padding_side == "left" else positions < n  # (B, T)
+            out = torch.where(real[:, :, None], out, 0.0)  # where, not *: a NaN row times 0 stays NaN
         return out
 
 
-@pytest.mark.parametrize("module", [variant(padding="queries"), variant(padding="queries", sdpa=True),
-                                    ZeroedPadding, variant(sdpa=True)],
-                         ids=["query-rows-blocked", "query-rows-blocked-sdpa", "outputs-zeroed", "sdpa"])
-def test_any_convention_at_padded_query_positions_is_right(module):
-    """The reviewer's false negatives: what sits at padded query positions does not count."""
+@pytest.mark.parametrize("module", [variant(padding="keys_and_queries"), variant(padding="keys_and_queries", sdpa=True),
+                                    ZeroedPadding, variant(sdpa=True), variant(fill=-1e9),
+                                    variant(padding="left_only")],
+                         ids=["query-rows-blocked-too", "query-rows-blocked-too-sdpa", "outputs-zeroed", "sdpa",
+                              "finite-fill", "right-padding-left-to-the-causal-mask"])
+def test_any_convention_at_padding_query_positions_is_right(module):
+    """What sits at padding query positions does not count (chapter 05: it means nothing): NaN rows from
+    blocked or empty rows, SDPA's zeros, the mean of V from a finite fill, zeroed outputs. Nor does the key
+    mask under right padding, where the causal mask already hides the padding from every real token."""
     for seed in (None, 2):
         result = grade({**solved(), "CausalSelfAttention": module}, exercise="CausalSelfAttention", seed=seed)[
             "CausalSelfAttention"]
         assert result.status == "passed" and result.points == 5, result.render("en")
+
+
+@pytest.mark.parametrize("seed", [None, 1, 2, 3])
+def test_the_mask_on_the_query_axis_loses_the_padding_points_whatever_the_seed(seed):
+    """technical-2 (c), false positive 2: chapter 05 §5's mistake scored 5/5, because right padding alone
+    cannot show it; the left-padded cases do (5 points, 2 of them for padding: 3 left)."""
+    module = variant(padding="queries")
+    result = grade({**solved(), "CausalSelfAttention": module}, exercise="CausalSelfAttention", seed=seed)[
+        "CausalSelfAttention"]
+    assert (result.points, result.diagnosis) == (3, "padding_queries"), result.render("en")
+    assert "05 §5" in result.render("en")
+
+
+def test_ignoring_lengths_is_told_where_it_matters():
+    """The message argues from the left-padded case the grader ran, not from one it could not express."""
+    result = grade({**solved(), "CausalSelfAttention": variant(padding="ignored")},
+                   exercise="CausalSelfAttention")["CausalSelfAttention"]
+    assert (result.points, result.diagnosis) == (3, "padding_ignored")
+    assert "with right padding that is harmless" in result.render("en").lower()
+    assert "padding_side='left'" in result.render("de")
+
+
+def test_a_module_without_padding_side_is_told_which_case_raised():
+    class OldSignature(CausalSelfAttention):
+        def forward(self, x, lengths=None):
+            return super().forward(x, lengths)
+
+    result = grade({**solved(), "CausalSelfAttention": OldSignature}, exercise="CausalSelfAttention")[
+        "CausalSelfAttention"]
+    assert result.status == "error" and result.points == 0
+    assert "padding_side='left'" in result.render("en") and "TypeError" in result.render("en")
+
+
+def test_the_public_cases_pad_on_both_sides():
+    cases = lab03.LAB.exercise("CausalSelfAttention").cases({})
+    sides = {lab03.case_inputs(case)[4] for case in cases if case.data["padding"]}
+    assert sides == {"right", "left"}
+    hidden = [c for c in lab03.LAB.exercise("CausalSelfAttention").cases({}, seed=1) if not c.public]
+    assert {lab03.case_inputs(case)[4] for case in hidden if case.data["padding"]} == {"right", "left"}
 
 
 def test_every_attention_diagnosis_is_covered_here():
@@ -247,13 +306,13 @@ def test_layers_without_bias_or_other_names_are_explained():
 
 def test_wrong_return_type_says_what_was_expected():
     class ReturnsTuple(CausalSelfAttention):
-        def forward(self, x, lengths=None):
-            out = super().forward(x, lengths)
+        def forward(self, x, lengths=None, padding_side="right"):
+            out = super().forward(x, lengths, padding_side)
             return out, None
 
     class ReturnsDouble(CausalSelfAttention):
-        def forward(self, x, lengths=None):
-            return super().forward(x, lengths)[:, :-1]
+        def forward(self, x, lengths=None, padding_side="right"):
+            return super().forward(x, lengths, padding_side)[:, :-1]
 
     result = grade({**solved(), "CausalSelfAttention": ReturnsTuple})["CausalSelfAttention"]
     assert result.diagnosis == "wrong_shape"
@@ -264,7 +323,7 @@ def test_wrong_return_type_says_what_was_expected():
 
 def test_a_forward_that_raises_is_reported_with_the_case():
     class Raises(CausalSelfAttention):
-        def forward(self, x, lengths=None):
+        def forward(self, x, lengths=None, padding_side="right"):
             if lengths is not None:
                 raise ValueError("lengths not supported")
             return super().forward(x)
@@ -277,8 +336,8 @@ def test_a_forward_that_raises_is_reported_with_the_case():
 
 def test_an_unrecognised_wrong_output_points_at_an_entry():
     class Noisy(CausalSelfAttention):
-        def forward(self, x, lengths=None):
-            return super().forward(x, lengths) + 0.01
+        def forward(self, x, lengths=None, padding_side="right"):
+            return super().forward(x, lengths, padding_side) + 0.01
 
     result = grade({**solved(), "CausalSelfAttention": Noisy})["CausalSelfAttention"]
     assert result.diagnosis == "wrong_values" and result.points == 0
@@ -290,9 +349,11 @@ def test_attention_slips_differ_from_the_reference_and_from_each_other():
     inputs = [lab03.case_inputs(case) for case in cases]
     outputs = {}
     for name, slip in lab03.SLIPS:
-        values = [lab03.self_attention(x, s, h, n, **slip) for x, s, h, n in inputs]
-        refs = [lab03.self_attention(x, s, h, n) for x, s, h, n in inputs]
-        gaps = [np.nanmax(np.abs(np.nan_to_num(v, nan=1e3) - r)) for v, r in zip(values, refs) if v is not None]
+        values = [lab03.self_attention(x, s, h, n, side, **slip) for x, s, h, n, side in inputs]
+        refs = [lab03.self_attention(x, s, h, n, side) for x, s, h, n, side in inputs]
+        # at the real positions, where grading looks (a padding row of the reference is NaN: left empty)
+        gaps = [np.nanmax(np.abs(np.nan_to_num(lab03.real_rows(v, n, side), nan=1e3) - lab03.real_rows(r, n, side)))
+                for v, r, (_, _, _, n, side) in zip(values, refs, inputs) if v is not None]
         assert max(gaps) > 1e-2, name
         outputs.setdefault(name, []).append(values)
     names = list(outputs)
@@ -312,7 +373,7 @@ def test_lengths_as_list_and_as_tensor_are_both_used():
 def test_reference_matches_nn_multihead_attention():
     """The numpy reference agrees with torch's own multi-head attention, with the same weights."""
     case = lab03.LAB.exercise("CausalSelfAttention").cases({})[3]
-    x, state, heads, lengths = lab03.case_inputs(case)
+    x, state, heads, lengths, _ = lab03.case_inputs(case)
     B, T, D = x.shape
     mha = nn.MultiheadAttention(D, heads, batch_first=True)
     with torch.no_grad():
@@ -425,6 +486,34 @@ def only_position_t(model_fn, vocab_size, T=8, seed=0):
     return True
 
 
+def adjacent_only(model_fn, vocab_size, T=8, seed=0):
+    """technical-2 (c), false positive 1: changes only token t + 1 and compares only position t."""
+    g = torch.Generator().manual_seed(seed)
+    ids = torch.randint(0, vocab_size, (2, T), generator=g)
+    with torch.no_grad():
+        base = model_fn(ids)
+        for t in range(T - 1):
+            changed = ids.clone()
+            changed[:, t + 1] = (ids[:, t + 1] + 1) % vocab_size  # only the next token
+            if not torch.allclose(model_fn(changed)[:, t], base[:, t], atol=1e-5):  # only position t
+                return False
+    return True
+
+
+def loose_tolerance(model_fn, vocab_size, T=8, seed=0):
+    """The lab's prefix test with a tolerance of 1e-3: blind to a leak smaller than that."""
+    g = torch.Generator().manual_seed(seed)
+    ids = torch.randint(0, vocab_size, (2, T), generator=g)
+    with torch.no_grad():
+        base = model_fn(ids)
+        for t in range(T - 1):
+            changed = ids.clone()
+            changed[:, t + 1:] = (ids[:, t + 1:] + torch.randint(1, vocab_size, (2, T - t - 1), generator=g)) % vocab_size
+            if not torch.allclose(model_fn(changed)[:, : t + 1], base[:, : t + 1], atol=1e-3):
+                return False
+    return True
+
+
 def skips_next_token(model_fn, vocab_size, T=8, seed=0):
     """Off by one in the test itself: changes the tokens from t + 2 on, so it misses t + 1 leaks."""
     ids = torch.arange(T)[None, :] % vocab_size
@@ -482,7 +571,11 @@ PREFIX_SLIPS = [
                                         "reconocer un decodificador por su código no da puntos")),
     (asserts, "crashes", 0, ("raised AssertionError instead of returning False",
                              "lanzó una excepción AssertionError en lugar de devolver False")),
-    (only_position_t, "missed_positions", 4, ("at position(s) 0.", "en la(s) posición(es) 0.")),
+    (only_position_t, "missed_positions", 4, ("a single position reads a later token, at position(s) 0, ",
+                                              "una sola posición lee un token posterior, en la(s) posición(es) 0, ")),
+    (adjacent_only, "missed_positions", 4, ("or changing only the next token, is not enough",
+                                            "o cambiar solo el token siguiente, no basta")),
+    (loose_tolerance, "tolerance_too_loose", 4, ("It accepted the faint leak", "Aceptó la fuga débil")),
     (skips_next_token, "missed_bugs", 2, ("Each decoder it accepted", "Cada decodificador que aceptó")),
     (returns_none, "wrong_type", 0, ("expected bool, but got NoneType: did you forget `return`?", "¿olvidaste el `return`?")),
     (returns_text, "wrong_type", 0, ("expected bool, but got str", "se esperaba forma bool, pero tu respuesta tiene str")),
@@ -509,10 +602,21 @@ def test_every_prefix_test_diagnosis_is_covered_here():
     assert set(lab03.LAB.exercise("prefix_test").diagnosis_names()) == {d for _, d, _, _ in PREFIX_SLIPS}
 
 
+def _public_leaks(bug):
+    return [c.data["leak"] for c in lab03.LAB.exercise("prefix_test").cases({}) if c.data["bug"] == bug]
+
+
 def test_missed_bugs_are_named_in_the_feedback():
     result = grade({**solved(), "prefix_test": last_token_only}, exercise="prefix_test")["prefix_test"]
-    assert "It accepted decoders in which a single position reads a later token, at position(s) 0, 1, 2, 3, 4, 5." \
+    # Changing only the last token (7) shows exactly the leaks that read token 7: the others are missed.
+    missed = sorted({t for t, s in _public_leaks(lab03.POSITION_LEAK) if s != 7})
+    assert missed, "the public sweep has leaks from tokens other than the last one"
+    listed = ", ".join(str(t) for t in missed)
+    assert f"It accepted decoders in which a single position reads a later token, at position(s) {listed}." \
         in result.render("en")
+    (faint,) = _public_leaks(lab03.FAINT_LEAK)
+    if faint[1] != 7:
+        assert f"It accepted the faint leak: position {faint[0]} reads token {faint[1]}" in result.render("en")
     assert "Dein Test hat 4 der 5 Prüfungen bestanden." in result.render("de")
     result = grade({**solved(), "prefix_test": always_true}, exercise="prefix_test")["prefix_test"]
     assert all(i18n.t(f"lab03.missed.{bug}", "en") in result.render("en") for bug in lab03.BUGS)
@@ -582,8 +686,9 @@ def test_hidden_cases_use_other_vocabularies_lengths_and_weights():
     cases = lab03.LAB.exercise("prefix_test").cases({}, seed=11)
     hidden = [c for c in cases if not c.public]
     T = hidden[0].call["kwargs"]["T"]
-    assert len(hidden) == 1 + len(lab03.BUGS) + T - 1  # one single-position leak at each t = 0 … T-2
-    assert sorted(c.data["leak"][0] for c in hidden if c.data["leak"]) == list(range(T - 1))
+    leaks = [c.data["leak"] for c in hidden if c.data["bug"] == lab03.POSITION_LEAK]
+    assert len(hidden) == 1 + len(lab03.BUGS) + len(leaks) + 1  # the correct decoder, the bugs, the sweep, a faint leak
+    assert {t for t, _ in leaks} == set(range(T - 1))  # a single-position leak at each t = 0 … T-2
     assert hidden[0].call["kwargs"]["T"] != 8 or hidden[0].call["args"][1] != lab03.PUBLIC_VOCAB
     results = grade({**solved(), "prefix_test": last_token_only}, exercise="prefix_test", seed=11)
     assert results["prefix_test"].points == 4
@@ -620,3 +725,95 @@ def test_a_prefix_test_that_calls_by_keyword_keeps_its_evidence():
     for seed in (None, 3):
         result = grade({**solved(), "prefix_test": by_keyword}, exercise="prefix_test", seed=seed)["prefix_test"]
         assert result.status == "passed" and result.points == 5, result.render("en")
+
+
+# ---------------------------------------------------------------- the sweep: every position, distance and token
+@pytest.mark.parametrize("T", [2, 3, 5, 8, 10, 13])
+def test_the_sweep_has_every_next_token_leak_and_every_distance_whatever_the_draw(T):
+    for draw in range(30):
+        leaks = lab03.sweep_leaks(T, np.random.default_rng(draw))
+        assert all(0 <= t < s < T for t, s in leaks)
+        assert {(t, t + 1) for t in range(T - 1)} <= set(leaks)  # only prefix length t + 1 shows (t, t + 1)
+        assert sorted(s - t for t, s in leaks if s - t > 1) == list(range(2, T))  # every longer distance once
+
+
+def test_the_sweep_is_drawn_per_seed():
+    def sweep(seed):
+        return [c.data["leak"] for c in lab03.LAB.exercise("prefix_test").cases({}, seed=seed)
+                if not c.public and c.data["bug"] in lab03.SWEEP_BUGS]
+
+    assert len({repr(sweep(seed)) for seed in range(6)}) > 3
+
+
+@pytest.mark.parametrize("seed", [None, 1, 5, 9])  # whatever the draw: see test_the_sweep_has_every_...
+def test_the_adjacent_only_prefix_test_loses_the_sweep_whatever_the_seed(seed):
+    """technical-2 (c), false positive 1: it scored 5/5 when every sweep leak read token t + 1."""
+    result = grade({**solved(), "prefix_test": adjacent_only}, exercise="prefix_test", seed=seed)["prefix_test"]
+    assert (result.points, result.diagnosis) == (4, "missed_positions"), result.render("en")
+
+
+def skips_distance(distance):
+    def prefix_test_without_one_distance(model_fn, vocab_size, T=8, seed=0):
+        """Changes one later token at a time and looks only at position t: blind to the one distance it skips."""
+        ids = torch.randint(0, vocab_size, (1, T), generator=torch.Generator().manual_seed(seed))
+        base = model_fn(ids)[0]  # (T, vocab)
+        for t in range(T - 1):
+            later = [s for s in range(t + 1, T) if s - t != distance]
+            if not later:
+                continue
+            changed = ids.repeat(len(later), 1)  # (n, T): copy n changes token later[n] only, one batched call
+            changed[torch.arange(len(later)), later] = (ids[0, later] + 1) % vocab_size
+            if not torch.allclose(model_fn(changed)[:, t], base[t].expand(len(later), -1), atol=1e-5):
+                return False
+        return True
+
+    return prefix_test_without_one_distance
+
+
+# Blind to distance 1, a test also misses the off-by-one mask and the shifted input (both leak the next token
+# only): 2 of 5. Blind to a longer distance, it misses only the sweep's leak of that distance: 4 of 5.
+@pytest.mark.parametrize("distance,points,diagnosis", [(1, 2, "missed_bugs"), (2, 4, "missed_positions"),
+                                                       (4, 4, "missed_positions"), (7, 4, "missed_positions")])
+def test_a_prefix_test_blind_to_one_distance_loses_the_sweep_whatever_the_seed(distance, points, diagnosis):
+    for seed in (None, 1, 2):
+        result = grade({**solved(), "prefix_test": skips_distance(distance)}, exercise="prefix_test", seed=seed)[
+            "prefix_test"]
+        assert (result.points, result.diagnosis) == (points, diagnosis), (seed, result.render("en"))
+
+
+@pytest.mark.parametrize("seed", [None, 1, 4, 9])
+def test_a_loose_tolerance_loses_the_faint_leak_whatever_the_seed(seed):
+    """Issue 21: a test must lose points against a leak too small for its threshold."""
+    result = grade({**solved(), "prefix_test": loose_tolerance}, exercise="prefix_test", seed=seed)["prefix_test"]
+    assert (result.points, result.diagnosis) == (4, "tolerance_too_loose"), result.render("en")
+    assert "07 §6" in result.render("en")
+
+
+@pytest.mark.parametrize("seed", range(5, 11))  # test_reference_gets_full_marks has None and 0 … 4
+def test_the_reference_prefix_test_keeps_full_marks_for_every_seed(seed):
+    result = grade(solved(), exercise="prefix_test", seed=seed)["prefix_test"]
+    assert result.status == "passed" and result.points == 5, result.render("en")
+
+
+@pytest.mark.parametrize("honest", [next_token_only, cuts_the_sequence, skips_distance(None)],
+                         ids=["one-token-at-a-time", "cut-after-t", "each-later-token-alone-at-position-t"])
+def test_other_honest_prefix_tests_keep_full_marks(honest):
+    for seed in (None, 7):
+        result = grade({**solved(), "prefix_test": honest}, exercise="prefix_test", seed=seed)["prefix_test"]
+        assert result.status == "passed" and result.points == 5, (seed, result.render("en"))
+
+
+@pytest.mark.parametrize("vocab,seed,leak", [(5, 1, (0, 1)), (11, 2024, (2, 5)), (20, 77, (0, 7)), (7, 3, (4, 6))])
+def test_the_faint_leak_is_far_above_rounding_and_below_a_loose_tolerance(vocab, seed, leak):
+    t, s = leak
+    model = lab03.decoder_function(lab03.FAINT_LEAK, vocab, seed, leak)
+    correct = lab03.decoder_function(None, vocab, seed)
+    g = torch.Generator().manual_seed(seed)
+    for _ in range(25):
+        ids = torch.randint(0, vocab, (1, 8), generator=g)
+        changed = ids.clone()
+        changed[0, s] = (ids[0, s] + torch.randint(1, vocab, (1,), generator=g)) % vocab
+        moved = (model(changed) - model(ids)).abs()[0].amax(dim=-1)  # (T,)
+        assert 2e-4 < moved[t] < 1e-3, moved[t]  # seen at 1e-5 (plus rtol on logits of ~10), never at 1e-3
+        assert torch.equal(moved[:t], torch.zeros(t)), "only position t leaks"
+        assert torch.equal(model(ids)[:, :t], correct(ids)[:, :t])

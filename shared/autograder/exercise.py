@@ -37,7 +37,8 @@ class Feedback:
     params: dict = field(default_factory=dict)
 
     def render(self, lang: str) -> str:
-        return i18n.t(self.key, lang, **self.params)
+        # formatted here, not through i18n.t(key, lang, **params): a message may name a placeholder {key}
+        return i18n.text(self.key, lang).format(**self.params)
 
 
 @dataclass
@@ -236,7 +237,7 @@ class Exercise:
 # The named diagnoses every lab may use; `diagnosed(name)` takes `<lab>.<name>` first, if the lab has its own.
 N_(
     "diagnosis.binary_mask", "diagnosis.diagonal_masked", "diagnosis.divided_by_dk", "diagnosis.forgot_scale",
-    "diagnosis.mask_after_softmax", "diagnosis.no_mask", "diagnosis.transposed_k",
+    "diagnosis.mask_after_softmax", "diagnosis.no_mask", "diagnosis.off_by_one", "diagnosis.transposed_k",
     "diagnosis.weights_transposed", "diagnosis.wrong_axis", "diagnosis.wrong_triangle",
     "diagnosis.zero_inf_swapped",
 )

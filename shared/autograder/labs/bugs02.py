@@ -60,6 +60,18 @@ def _middle(T: int) -> int:
     return T // 2
 
 
+# The tiny leak's Jacobian block is exactly TINY * I (about 7.6e-6 per entry, in any dtype): not zero, and
+# far above the rounding of a correct function's zeros, which autograd gives exactly; a test that
+# thresholds at 1e-4 or more misses it (the lab says: test for non-zero, not for "large").
+TINY = 2.0 ** -17
+
+
+def _tiny_pattern(T: int) -> np.ndarray:
+    pattern = _tril(T)
+    pattern[0, T - 1] = True
+    return pattern
+
+
 def _middle_pattern(T: int) -> np.ndarray:
     pattern = _tril(T)
     pattern[:, _middle(T)] = True
@@ -74,6 +86,7 @@ class Impl:
     pattern: Callable[[int], np.ndarray] | None  # (T, T) bool: output i depends on input j (autograd); None: NaN
     perturbation: bool  # used to grade perturbation_test
     jacobian: bool  # used to grade jacobian_leaks
+    faint: bool = False  # the leak is small by design: it moves outputs (or the Jacobian) by less than 1e-3
 
 
 IMPLS: tuple[Impl, ...] = (
@@ -111,6 +124,11 @@ IMPLS: tuple[Impl, ...] = (
     weights = torch.softmax(scores.masked_fill(~visible, float("-inf")), dim=-1)
     return weights @ V
 ''', False, _middle_pattern, False, True),
+    Impl("tiny_leak", '''\
+    weights = torch.softmax(scores.masked_fill(j > i, float("-inf")), dim=-1)  # (T, T)
+    reads = ((i == 0) & (j == T - 1)).to(X.dtype)        # (T, T)
+    return weights @ V + TINY * (reads @ X)
+'''.replace("TINY", repr(TINY)), False, lambda T: _tiny_pattern(T), False, True, faint=True),
     Impl("gradient_leak", '''\
     hard = F.one_hot(scores.masked_fill(j > i, float("-inf")).argmax(dim=-1), T).to(X.dtype)  # (T, T)
     soft = torch.softmax(scores, dim=-1)                 # surrogate for the gradient, without the mask
@@ -147,10 +165,37 @@ def position_leak(query: int, key: int) -> Impl:
     return Impl(f"{POSITION_LEAK}_{query}_{key}", body, False, pattern, True, True)
 
 
+# The faint leak moves one earlier output by at most 2 * FAINT (tanh keeps it bounded): below 1e-3 whatever
+# the perturbation, far above float32 rounding (~1e-7 here). A test that compares within 1e-5 sees it, one
+# within 1e-3 cannot: the tolerance belongs near the rounding noise.
+FAINT_LEAK = "faint_leak"
+FAINT = 4e-4
+
+
+def faint_leak(query: int, key: int) -> Impl:
+    """Causal attention plus a faint path from input `key` to output `query` < key (at most 2 * FAINT)."""
+    assert 0 <= query < key
+
+    def pattern(T: int) -> np.ndarray:
+        allowed = _tril(T)
+        if key < T:
+            allowed[query, key] = True
+        return allowed
+
+    body = f'''\
+    weights = torch.softmax(scores.masked_fill(j > i, float("-inf")), dim=-1)  # (T, T)
+    reads = ((i == {query}) & (j == {key})).to(X.dtype)  # (T, T)
+    return weights @ V + {FAINT} * torch.tanh(reads @ X)
+'''
+    return Impl(f"{FAINT_LEAK}_{query}_{key}", body, False, pattern, True, False, faint=True)
+
+
 def impl_of(data: dict) -> Impl:
-    """The Impl a case's data names: one of IMPLS, or a position leak with its query and key."""
+    """The Impl a case's data names: one of IMPLS, or a (faint) position leak with its query and key."""
     if data["impl"] == POSITION_LEAK:
         return position_leak(int(data["query"]), int(data["key"]))
+    if data["impl"] == FAINT_LEAK:
+        return faint_leak(int(data["query"]), int(data["key"]))
     return BY_NAME[data["impl"]]
 
 

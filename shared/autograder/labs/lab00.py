@@ -22,6 +22,7 @@ D_K = 2
 MASK_T = 4
 ROUNDING_TOL = 0.0151  # rounding to 2 decimals (±0.005) plus ±0.01 of slack
 DISTINCT = 0.04  # every slip differs from the right answer by more than this somewhere
+HALF_HUNDREDTH = 0.0051  # what rounding to 2 decimals moves one entry by (0.005), and a little slack
 SAMPLE_STUDENT_ID = "sample-student"
 
 
@@ -87,6 +88,23 @@ def scaled(problem) -> np.ndarray:
 
 def weights_of(scores: np.ndarray, mask: np.ndarray) -> np.ndarray:
     return softmax_rows(scores + mask)
+
+
+def could_be_weights(weights: np.ndarray) -> bool:
+    """Whether typed weights could be this lab's causal attention weights, up to rounding to 2 decimals:
+    finite, non-negative, zero above the diagonal, every row summing to 1.
+
+    Only such weights carry an error forward to the output: all zeros, NaN (or
+    NaN typed as 0), rows that do not sum to 1, or weight on future keys are no
+    weights an output could rightly be computed from.
+    """
+    weights = np.asarray(weights, dtype=float)
+    if weights.ndim != 2 or weights.shape[0] != weights.shape[1] or not np.isfinite(weights).all():
+        return False
+    row_sum_tol = weights.shape[-1] * 0.005 + HALF_HUNDREDTH  # each entry rounded by up to 0.005
+    return bool((weights >= -HALF_HUNDREDTH).all()
+                and (np.abs(np.triu(weights, k=1)) <= HALF_HUNDREDTH).all()
+                and (np.abs(weights.sum(axis=-1) - 1.0) <= row_sum_tol).all())
 
 
 # ---------------------------------------------------------------- exercises
@@ -236,7 +254,8 @@ class AttentionOutput(HandExercise):
 
     def cases(self, ctx, seed=None):
         # The student's own weights come along so that an output that is right
-        # for wrong weights gets credit (error carried forward), said as such.
+        # for wrong weights gets credit (error carried forward), said as such,
+        # if those weights could be weights at all (could_be_weights).
         return [
             Case(self.id, {"kind": "value", "target": self.id}),
             Case("attention_weights", {"kind": "value", "target": "attention_weights"}, data={"optional": True}),
@@ -259,8 +278,9 @@ class AttentionOutput(HandExercise):
     def judge_outputs(self, ctx, cases, values) -> Result:
         result = super().judge_outputs(ctx, cases, values)
         own = values[1]
-        if result.status == "failed" and result.diagnosis != "wrong_shape" and hasattr(own, "values") and own.shape == (T, T):
-            own_output = np.nan_to_num(own.values.astype(float)) @ ctx["variant"]["V"]
+        if (result.status == "failed" and result.diagnosis != "wrong_shape" and hasattr(own, "values")
+                and own.shape == (T, T) and could_be_weights(own.values)):
+            own_output = own.values.astype(float) @ ctx["variant"]["V"]
             if close(values[0].values.astype(float), own_output, self.tolerance(ctx["variant"])):
                 return self.result(self.points, "passed", Feedback("common.passed", {"name": self.id}),
                                    Feedback("lab00.carried_forward", {}), diagnosis="carried_forward")

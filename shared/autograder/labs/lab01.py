@@ -27,6 +27,11 @@ def allowed(T: int) -> np.ndarray:
     return np.tril(np.ones((T, T), dtype=bool))  # (T, T)
 
 
+def next_key_too(T: int) -> np.ndarray:
+    """True where j <= i + 1: the causal mask off by one, each query also reads the next key."""
+    return np.tril(np.ones((T, T), dtype=bool), k=1)  # (T, T)
+
+
 def additive(allowed_mask: np.ndarray) -> np.ndarray:
     return np.where(allowed_mask, 0.0, -np.inf)
 
@@ -52,7 +57,7 @@ COMBINED = "05 §2"  # padding and causal together
 WINDOW = "09 §0"  # sliding windows
 COMMON = {"diagonal_masked": "02 §2", "convention_inverted": "08 §5", "binary_mask": "02 §1",
           "nan_in_mask": "04 §1", "zero_inf_swapped": "02 §0", "padding_shape": "06 §1",
-          "padding_queries": "05 §5"}
+          "padding_queries": "05 §5", "off_by_one": "08 §4"}
 
 
 class CausalMask(TensorExercise):
@@ -61,7 +66,7 @@ class CausalMask(TensorExercise):
     section = SECTION
     sections = COMMON
     expected_kind = "float"
-    diagnoses = ("wrong_triangle", "diagonal_masked", "zero_inf_swapped", "binary_mask", "nan_in_mask")
+    diagnoses = ("wrong_triangle", "diagonal_masked", "off_by_one", "zero_inf_swapped", "binary_mask", "nan_in_mask")
 
     def cases(self, ctx, seed=None):
         sizes = [4, 1, 6]
@@ -80,6 +85,7 @@ class CausalMask(TensorExercise):
         return [
             ("wrong_triangle", additive(ok.T), None, {}),
             ("diagonal_masked", additive(strict), None, {}),
+            ("off_by_one", additive(next_key_too(case.data["T"])), None, {}),
             ("zero_inf_swapped", additive(~ok), None, {}),
             ("binary_mask", ok.astype(float), None, {}),
             ("binary_mask", (~ok).astype(float), None, {}),
@@ -109,7 +115,7 @@ class BoolSquareMask(TensorExercise):
 class AllowedMask(BoolSquareMask):
     id = "allowed_mask"
     points = 1
-    diagnoses = ("convention_inverted", "diagonal_masked", "wrong_triangle")
+    diagnoses = ("convention_inverted", "diagonal_masked", "off_by_one", "wrong_triangle")
 
     def expected(self, case):
         return allowed(case.data["T"])
@@ -119,6 +125,7 @@ class AllowedMask(BoolSquareMask):
         return [
             ("convention_inverted", ~ok, "lab01.convention_inverted", {}),
             ("diagonal_masked", np.tril(ok, k=-1), None, {}),
+            ("off_by_one", next_key_too(case.data["T"]), None, {}),
             ("wrong_triangle", ok.T, None, {}),
         ]
 
@@ -126,7 +133,7 @@ class AllowedMask(BoolSquareMask):
 class BlockedMask(BoolSquareMask):
     id = "blocked_mask"
     points = 1
-    diagnoses = ("convention_inverted", "diagonal_masked", "wrong_triangle")
+    diagnoses = ("convention_inverted", "diagonal_masked", "off_by_one", "wrong_triangle")
 
     def expected(self, case):
         return ~allowed(case.data["T"])
@@ -136,6 +143,7 @@ class BlockedMask(BoolSquareMask):
         return [
             ("convention_inverted", ok, "lab01.convention_inverted_blocked", {}),
             ("diagonal_masked", ~np.tril(ok, k=-1), None, {}),
+            ("off_by_one", ~next_key_too(case.data["T"]), None, {}),  # triu(diagonal=2)
             ("wrong_triangle", ~ok.T, None, {}),
         ]
 
@@ -208,7 +216,7 @@ class CombinedMask(LengthsExercise):
     points = 2
     section = COMBINED
     diagnoses = ("combined_with_or", "padding_shape", "convention_inverted", "padding_queries",
-                 "padding_missing", "causal_missing")
+                 "padding_missing", "causal_missing", "off_by_one")
 
     def parts(self, case):
         lengths, T = case.data["lengths"], case.data["T"]
@@ -235,6 +243,7 @@ class CombinedMask(LengthsExercise):
             ("padding_missing", allowed(T), None, {}),
             ("causal_missing", np.broadcast_to(keys, want.shape), None, {}),
             ("causal_missing", keys, None, {}),
+            ("off_by_one", next_key_too(T)[None, None] & keys, None, {}),
         ]
 
     def special(self, case, got, answer):
@@ -247,7 +256,7 @@ class SlidingWindowMask(TensorExercise):
     section = WINDOW
     sections = COMMON
     diagnoses = ("window_too_wide", "window_too_narrow", "window_not_causal", "convention_inverted",
-                 "wrong_triangle", "diagonal_masked")
+                 "wrong_triangle", "diagonal_masked", "off_by_one")
 
     def cases(self, ctx, seed=None):
         specs = [(6, 3), (5, 1), (4, 4), (3, 5)]
@@ -276,6 +285,7 @@ class SlidingWindowMask(TensorExercise):
             ("wrong_triangle", want.T, None, {}),
             ("diagonal_masked", want & (j < i), None, {}),
             ("diagonal_masked", (j < i) & (j >= i - W), None, {}),
+            ("off_by_one", (j <= i + 1) & (j >= i - W + 2), None, {}),  # the window shifted one key ahead
         ]
 
 

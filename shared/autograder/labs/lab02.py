@@ -41,6 +41,7 @@ def weights_and_slips(Q: np.ndarray, K: np.ndarray) -> tuple[np.ndarray, list[tu
         ("mask_after_softmax", softmax(scaled) * lower),
         ("wrong_axis", softmax(scaled + M, axis=-2)),
         ("diagonal_masked", softmax(scaled + mask_of(T, -1))),
+        ("off_by_one", softmax(scaled + mask_of(T, 1))),
         ("wrong_triangle", softmax(scaled + M.T)),
         ("transposed_k", softmax(np.swapaxes(scaled, -1, -2) + M)),
     ]
@@ -56,10 +57,10 @@ class CausalAttention(TensorExercise):
     sections = {"forgot_scale": "03 §2", "divided_by_dk": "03 §2", "no_mask": "02 §0", "diagonal_masked": "08 §3",
                 "wrong_triangle": "02 §0", "transposed_k": "03 §1", "wrong_axis": "03 §4",
                 "mask_after_softmax": "08 §1", "rows_not_normalised": "08 §1", "weights_transposed": "03 §5",
-                "future_weight": "02 §0", "batch_dims": "06 §1"}
+                "future_weight": "02 §0", "batch_dims": "06 §1", "off_by_one": "08 §4"}
     diagnoses = ("no_mask", "forgot_scale", "divided_by_dk", "mask_after_softmax", "wrong_axis", "diagonal_masked",
-                 "wrong_triangle", "transposed_k", "weights_transposed", "outputs_swapped", "rows_not_normalised",
-                 "future_weight", "batch_dims")
+                 "off_by_one", "wrong_triangle", "transposed_k", "weights_transposed", "outputs_swapped",
+                 "rows_not_normalised", "future_weight", "batch_dims")
 
     # (leading dims, T, d_k, d_v, scale of Q and K)
     PUBLIC = (((), 4, 3, 3, 1.5), ((2, 2), 5, 4, 3, 1.0), ((1,), 6, 8, 2, 1.0))
@@ -278,7 +279,8 @@ class PerturbationTest(StudentTest):
 
     Five points, one per check: three whole-mask bugs (no mask, off by one,
     mask after the softmax), the position sweep (for every p = 1 … T-1 one
-    function in which a single earlier query also reads key p: all must be
+    function in which a single earlier query also reads key p, and in the
+    public set one function whose leak is faint, below 1e-3: all must be
     caught), and the NaN rule (a function whose output is not finite is a
     defect, not a leak: either verdict is right, but the test must answer with
     a bool). A bug counts as caught only when the test said False AND its
@@ -295,9 +297,9 @@ class PerturbationTest(StudentTest):
     public_T = 6  # passed explicitly (the signature's default is 8): the hidden set uses hidden_T
     hidden_T = 7  # above the public 6: a test of a hard-coded (public) size loses the hidden sweep
     sections = {"missed_positions": "07 §6", "nan_perturbation": "07 §6", "crashes_on_nan": "08 §3",
-                "no_evidence": "07 §1"}
+                "no_evidence": "07 §1", "tolerance_too_loose": "07 §6"}
     diagnoses = ("always_true", "always_false", "flags_correct", "nan_perturbation", "missed_positions",
-                 "crashes_on_nan", "raises_on_bug", "no_evidence", "missed_bugs")
+                 "tolerance_too_loose", "crashes_on_nan", "raises_on_bug", "no_evidence", "missed_bugs")
 
     def run_set(self, T: int, kwargs: dict, wseed: int, rng: np.random.Generator, public: bool) -> list[Case]:
         # The hidden set (other T, d, weights) re-runs the correct functions and the position sweep; the
@@ -308,6 +310,11 @@ class PerturbationTest(StudentTest):
             query = int(rng.integers(0, key))
             cases.append(self.case(bugs02.position_leak(query, key), wseed, kwargs, public,
                                    base=bugs02.POSITION_LEAK, query=query, key=key, T=T))
+        if public:  # at the signature's d and seed: the leak and what a test draws are the same every run
+            key = int(rng.integers(1, T))
+            query = int(rng.integers(0, key))
+            cases.append(self.case(bugs02.faint_leak(query, key), wseed, kwargs, public,
+                                   base=bugs02.FAINT_LEAK, query=query, key=key, T=T))
         return cases
 
     def cases(self, ctx, seed=None):
@@ -324,16 +331,23 @@ class PerturbationTest(StudentTest):
     def judge_runs(self, cases, outputs):
         verdicts: dict[str, list] = {}  # check or correct function -> verdicts (True, False, "error", "unsupported")
         missed_keys: list[int] = []
+        missed_faint: list[Case] = []  # faint leaks the test let through
+        sweep = (bugs02.POSITION_LEAK, bugs02.FAINT_LEAK)
         for case, output in zip(cases, outputs):
             name = case.data.get("base", case.data["impl"])
-            group = "positions" if name == bugs02.POSITION_LEAK else ("nan_rule" if name == self.NAN_DEFECT
-                                                                      else name)
+            group = "positions" if name in sweep else ("nan_rule" if name == self.NAN_DEFECT else name)
+
+            def missed_in_sweep() -> None:
+                if name == bugs02.FAINT_LEAK:
+                    missed_faint.append(case)
+                elif group == "positions":
+                    missed_keys.append(case.data["key"])
+
             if "ok" not in output:
                 if name in self.CORRECT:
                     return self.crashed(case, output)
                 verdicts.setdefault(group, []).append("error")
-                if group == "positions":
-                    missed_keys.append(case.data["key"])
+                missed_in_sweep()
                 continue
             value = decode(output["ok"])
             verdict = _verdict(value)
@@ -345,8 +359,8 @@ class PerturbationTest(StudentTest):
             if verdict is False and group not in self.CORRECT and group != "nan_rule" \
                     and not leak_witnessed(case, output):
                 verdict = "unsupported"
-            if group == "positions" and verdict is not False:
-                missed_keys.append(case.data["key"])
+            if verdict is not False:
+                missed_in_sweep()
             verdicts.setdefault(group, []).append(verdict)
         flagged = [name for name in self.CORRECT if not all(v is True for v in verdicts[name])]
         said = [v for vs in verdicts.values() for v in vs]
@@ -372,6 +386,8 @@ class PerturbationTest(StudentTest):
             diagnosis = "raises_on_bug"
         elif missed == ["nan_rule"]:
             diagnosis = "crashes_on_nan"
+        elif missed == ["positions"] and not missed_keys:
+            diagnosis = "tolerance_too_loose"  # every leak caught but the faint one: the comparison is too lax
         elif missed == ["positions"]:
             diagnosis = "missed_positions"
         else:
@@ -379,8 +395,12 @@ class PerturbationTest(StudentTest):
         listing = [Feedback("lab02.missed", {"caught": len(caught), "total": len(self.CHECKS)})]
         for check in missed:
             if check == "positions":
-                keys = ", ".join(str(k) for k in sorted(set(missed_keys)))
-                listing.append(Feedback("lab02.impl.position_leaks", {"positions": keys}))
+                if missed_keys:
+                    keys = ", ".join(str(k) for k in sorted(set(missed_keys)))
+                    listing.append(Feedback("lab02.impl.position_leaks", {"positions": keys}))
+                for case in missed_faint:
+                    listing.append(Feedback("lab02.impl.faint_leak", {"query": case.data["query"],
+                                                                      "key": case.data["key"]}))
             elif check == "nan_rule":
                 if not nan_ok:
                     listing.append(Feedback("lab02.impl.nan_rule"))
@@ -489,7 +509,7 @@ N_(
     "lab02.impl.mask_after_softmax", "lab02.impl.middle_leak", "lab02.impl.no_mask", "lab02.impl.off_by_one",
     "lab02.impl.position_leak", "lab02.impl.position_wise", "lab02.impl.prefix_mean", "lab02.missed_bugs",
     "lab02.missed_positions", "lab02.nan_perturbation", "lab02.no_evidence", "lab02.outputs_swapped",
-    "lab02.raises_on_bug", "lab02.rows_not_normalised",
+    "lab02.raises_on_bug", "lab02.rows_not_normalised", "lab02.tolerance_too_loose", "lab02.impl.tiny_leak",
 )
 
 LAB = LabSpec(id="lab02", exercises=EXERCISES)

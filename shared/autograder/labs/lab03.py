@@ -4,9 +4,13 @@ Two exercises:
 
 - ``CausalSelfAttention(d_model, n_heads)``, an ``nn.Module`` (call kind
   "module"): the grader loads reference weights into ``q_proj``, ``k_proj``,
-  ``v_proj`` and ``out_proj`` and compares ``forward(x, lengths)`` with a numpy
-  reference within 1e-5. A wrong output is matched against the classic slips
-  (each computed here by the same numpy code with one thing changed).
+  ``v_proj`` and ``out_proj`` and compares ``forward(x, lengths, padding_side)``
+  with a numpy reference within 1e-5, at the real positions only (chapter 05:
+  what comes out at a padding position means nothing). The padding cases pad
+  on the right and on the left: only on the left does the key mask change a
+  real output, so they are what the padding points measure. A wrong output is
+  matched against the classic slips (each computed here by the same numpy
+  code with one thing changed).
 - ``prefix_test(model_fn, vocab_size, T=8, seed=0)``, the student's own test,
   graded mutation-style: it must say True on the correct tiny decoder and
   earns one point per leaking decoder it rejects. The decoders are Python
@@ -47,6 +51,8 @@ CHAPTER_SECTIONS = {
     "mask_not_shared": "06 §1",
     "mask_batch_on_heads": "06 §4",
     "padding_ignored": "05 §2",
+    "padding_queries": "05 §5",
+    "padding_side_ignored": "05 §2",
     "padding_wrong": "05 §2",
     # prefix_test
     "always_true": "07 §2",
@@ -54,6 +60,7 @@ CHAPTER_SECTIONS = {
     "always_false": "07 §6",
     "rejects_correct": "07 §6",
     "missed_positions": "07 §6",
+    "tolerance_too_loose": "07 §6",
     "no_evidence": "07 §2",
 }
 
@@ -142,16 +149,26 @@ def allowed_mask(T: int, kind: str = "causal") -> np.ndarray:
     }[kind]
 
 
-def self_attention(x: np.ndarray, state: dict[str, np.ndarray], n_heads: int, lengths=None, *,
+def real_positions(T: int, lengths, side: str = "right") -> np.ndarray:
+    """(B, T) bool: True at the real tokens; padding on the right (positions < length) or on the left."""
+    positions = np.arange(T)[None, :]
+    lengths = np.asarray(lengths)[:, None]
+    return positions >= T - lengths if side == "left" else positions < lengths
+
+
+def self_attention(x: np.ndarray, state: dict[str, np.ndarray], n_heads: int, lengths=None, side: str = "right", *,
                    mask: str = "causal", scale: str = "head", axis: int = -1, padding: str = "keys",
                    split: str = "ok", masked_heads: str = "all") -> np.ndarray | None:
     """The reference forward pass, or one classic slip of it (keyword arguments).
 
+    side: where the padding sits, "right" (after the real tokens) or "left" (before them)
     mask: causal | none | strict (diagonal blocked) | upper (triangle transposed)
     scale: head (1/sqrt(d_k)) | none | model (1/sqrt(d_model))
     axis: softmax axis, -1 (keys) or -2 (queries)
-    padding: keys (block keys j >= length) | ignored | batch_on_heads (a (B, T, T) mask
-             broadcast against (B, H, T, T) scores: batch row b's mask lands on head b)
+    padding: keys (block the padding keys) | ignored | queries (the padding mask on the query axis:
+             padding rows blocked, padding keys still read) | side_ignored (always padded on the right)
+             | batch_on_heads (a (B, T, T) mask broadcast against (B, H, T, T) scores: batch row b's
+             mask lands on head b)
     split: ok | single_head | no_transpose (split by reshape) | merge_no_transpose | both_wrong
     masked_heads: all | first (only head 0 gets the causal mask)
     Returns None where the slip would have raised (so it cannot match).
@@ -179,9 +196,11 @@ def self_attention(x: np.ndarray, state: dict[str, np.ndarray], n_heads: int, le
     if masked_heads == "first":
         allowed[:, 1:] = True
     if lengths is not None and padding != "ignored":
-        real = np.arange(T)[None, :] < np.asarray(lengths)[:, None]  # (B, T): real keys
-        if padding == "keys":
+        real = real_positions(T, lengths, "right" if padding == "side_ignored" else side)  # (B, T)
+        if padding in ("keys", "side_ignored"):
             allowed &= real[:, None, None, :]
+        elif padding == "queries":
+            allowed &= real[:, None, :, None]
         elif padding == "batch_on_heads":
             if B != heads and B != 1:
                 return None
@@ -210,17 +229,30 @@ SLIPS: list[tuple[str, dict]] = [
     ("wrong_head_split", {"split": "both_wrong"}),
     ("mask_not_shared", {"masked_heads": "first"}),
     ("mask_batch_on_heads", {"padding": "batch_on_heads"}),
+    ("padding_side_ignored", {"padding": "side_ignored"}),
     ("padding_ignored", {"padding": "ignored"}),
+    # The real positions read the padding keys, as with the padding ignored; tried after padding_ignored,
+    # which must match at the padding rows too, so what is left handled only the padding rows (the query axis).
+    ("padding_queries", {"padding": "queries"}),
 ]
-PADDING_SLIPS = ("mask_batch_on_heads", "padding_ignored")
+PADDING_SLIPS = ("mask_batch_on_heads", "padding_side_ignored", "padding_ignored", "padding_queries")
 
 
-def real_rows(out: np.ndarray, lengths) -> np.ndarray:
-    """The output with every padded query position (t >= length) set to 0."""
-    if lengths is None:
-        return out
-    real = np.arange(out.shape[1])[None, :] < np.asarray(lengths)[:, None]  # (B, T)
-    return np.where(real[:, :, None], out, 0.0)
+def compared_rows(out: np.ndarray, lengths, side: str = "right", skip_first: bool = False) -> np.ndarray:
+    """The output with every padding query position set to 0, and with `skip_first` each sequence's first
+    real position too (the one a masked diagonal leaves without any key)."""
+    B, T = out.shape[:2]
+    keep = np.ones((B, T), dtype=bool) if lengths is None else real_positions(T, lengths, side)
+    if skip_first:
+        first = keep.argmax(axis=1)  # (B,): the first real position of each sequence
+        keep = keep.copy()
+        keep[np.arange(B), first] = False
+    return np.where(keep[:, :, None], out, 0.0)
+
+
+def real_rows(out: np.ndarray, lengths, side: str = "right") -> np.ndarray:
+    """The output with every padding query position set to 0."""
+    return compared_rows(out, lengths, side)
 
 
 def random_state(rng: np.random.Generator, d_model: int) -> dict[str, np.ndarray]:
@@ -233,7 +265,7 @@ def random_state(rng: np.random.Generator, d_model: int) -> dict[str, np.ndarray
 
 
 def module_case(name: str, rng: np.random.Generator, B: int, T: int, d_model: int, n_heads: int,
-                lengths=None, lengths_as_tensor: bool = False, public: bool = True) -> Case:
+                lengths=None, lengths_as_tensor: bool = False, public: bool = True, side: str = "right") -> Case:
     x = f32(rng.normal(size=(B, T, d_model)))  # (B, T, d_model)
     state = random_state(rng, d_model)
     call = {
@@ -246,17 +278,20 @@ def module_case(name: str, rng: np.random.Generator, B: int, T: int, d_model: in
     }
     if lengths is not None:
         call["kwargs"]["lengths"] = tensor_arg(lengths, "int64") if lengths_as_tensor else list(lengths)
+        if side != "right":  # right padding is the default: the lab's first signature still works there
+            call["kwargs"]["padding_side"] = side
     return Case(name, call, public=public, data={"padding": lengths is not None})
 
 
-def case_inputs(case: Case) -> tuple[np.ndarray, dict[str, np.ndarray], int, Any]:
+def case_inputs(case: Case) -> tuple[np.ndarray, dict[str, np.ndarray], int, Any, str]:
+    """x, the layers' state, n_heads, lengths (None or ints) and the padding side of one case."""
     call = case.call
     x = arg_array(call["args"][0])
     state = {key: arg_array(value) for key, value in call["state"].items()}
     lengths = call["kwargs"].get("lengths")
     if lengths is not None:
         lengths = arg_array(lengths).astype(int)
-    return x, state, call["init"][1], lengths
+    return x, state, call["init"][1], lengths, call["kwargs"].get("padding_side", "right")
 
 
 class CausalSelfAttentionExercise(LabExercise):
@@ -264,15 +299,17 @@ class CausalSelfAttentionExercise(LabExercise):
     kind = "module"
     points = 5
     padding_points = 2  # of `points`: the cases with `lengths`
-    # Hidden shapes, always all of them: T = 1, one head and many, odd head sizes, lengths of 1 and T.
-    HIDDEN = ((1, 1, 4, 2, None), (3, 1, 6, 3, None), (2, 7, 8, 4, None), (1, 5, 12, 3, None),
-              (2, 6, 8, 2, [6, 1]), (3, 5, 6, 1, [2, 5, 3]), (2, 1, 4, 2, [1, 1]), (2, 4, 8, 4, [4, 3]))
+    # Hidden shapes, always all of them: T = 1, one head and many, odd head sizes, lengths of 1 and T,
+    # padding on both sides.
+    HIDDEN = ((1, 1, 4, 2, None, "right"), (3, 1, 6, 3, None, "right"), (2, 7, 8, 4, None, "right"),
+              (1, 5, 12, 3, None, "right"), (2, 6, 8, 2, [6, 1], "right"), (3, 5, 6, 1, [2, 5, 3], "left"),
+              (2, 1, 4, 2, [1, 1], "left"), (2, 4, 8, 4, [4, 3], "right"), (2, 6, 8, 2, [1, 4], "left"))
     section = "06 §1"
     lab_section = "1"
     diagnoses = (
         "no_mask", "diagonal_masked", "wrong_triangle", "forgot_scale", "scale_d_model", "wrong_axis",
         "heads_not_split", "wrong_head_split", "heads_wrong", "mask_not_shared", "mask_batch_on_heads",
-        "padding_ignored", "padding_wrong", "layers_missing",
+        "padding_side_ignored", "padding_ignored", "padding_queries", "padding_wrong", "layers_missing",
     )
 
     def cases(self, ctx: dict, seed: int | None = None) -> list[Case]:
@@ -284,19 +321,25 @@ class CausalSelfAttentionExercise(LabExercise):
             module_case("B=2, T=5, d_model=8, n_heads=2, lengths=[5, 2]", rng, 2, 5, 8, 2, lengths=[5, 2]),
             module_case("B=2, T=4, d_model=4, n_heads=2, lengths=tensor([1, 3])", rng, 2, 4, 4, 2,
                         lengths=[1, 3], lengths_as_tensor=True),
+            # Left padding: the padding keys come before the real tokens, so only the key mask keeps them out.
+            module_case("B=2, T=5, d_model=8, n_heads=2, lengths=[3, 5], padding_side='left'", rng, 2, 5, 8, 2,
+                        lengths=[3, 5], side="left"),
+            module_case("B=3, T=4, d_model=6, n_heads=3, lengths=tensor([2, 4, 1]), padding_side='left'", rng,
+                        3, 4, 6, 3, lengths=[2, 4, 1], lengths_as_tensor=True, side="left"),
         ]
         if seed is not None:
             rng = rng_for(seed, self.id)
-            for B, T, d_model, n_heads, lengths in self.HIDDEN:
+            for B, T, d_model, n_heads, lengths, side in self.HIDDEN:
                 cases.append(module_case(f"hidden B={B}, T={T}", rng, B, T, d_model, n_heads, lengths=lengths,
-                                         lengths_as_tensor=bool(rng.integers(0, 2)), public=False))
+                                         lengths_as_tensor=bool(rng.integers(0, 2)), public=False, side=side))
             for number in range(2):
                 n_heads = int(rng.choice([1, 2, 4]))
                 d_model = n_heads * int(rng.integers(2, 4))
                 B, T = int(rng.integers(1, 4)), int(rng.integers(2, 8))
                 lengths = [int(n) for n in rng.integers(1, T + 1, size=B)] if number == 1 else None
+                side = "left" if rng.integers(0, 2) else "right"
                 cases.append(module_case(f"random {number + 1}", rng, B, T, d_model, n_heads, lengths=lengths,
-                                         lengths_as_tensor=bool(rng.integers(0, 2)), public=False))
+                                         lengths_as_tensor=bool(rng.integers(0, 2)), public=False, side=side))
         return cases
 
     def judge(self, ctx: dict, cases: list[Case], outputs: list[dict]) -> Result:
@@ -309,12 +352,13 @@ class CausalSelfAttentionExercise(LabExercise):
 
     def judge_outputs(self, ctx: dict, cases: list[Case], values: list[Any]) -> Result:
         inputs = [case_inputs(case) for case in cases]
-        for case, (x, _, _, _), got in zip(cases, inputs, values):
+        for case, (x, *_), got in zip(cases, inputs, values):
             if not is_float_array(got, x.shape):
                 return shape_mismatch(self, case, got, f"float32 {tuple(x.shape)}")
         got = [value.values for value in values]
-        want = [self_attention(x, state, heads, lengths) for x, state, heads, lengths in inputs]
-        right = [self.right(g, w, state, lengths) for g, w, (_, state, _, lengths) in zip(got, want, inputs)]
+        want = [self_attention(*case_input) for case_input in inputs]
+        right = [close_nan(real_rows(g, lengths, side), real_rows(w, lengths, side), ATOL)
+                 for g, w, (_, _, _, lengths, side) in zip(got, want, inputs)]
         if all(right):
             return self.passed()
         plain = [not case.data["padding"] for case in cases]
@@ -322,18 +366,18 @@ class CausalSelfAttentionExercise(LabExercise):
         for name, slip in SLIPS:
             if padding_only != (name in PADDING_SLIPS):
                 continue
-            if self.matches(got, inputs, slip, ignore_first=(name == "diagonal_masked"),
-                            padded_rows=(name == "padding_ignored")):
+            if self.matches(got, inputs, slip, skip_first=(name == "diagonal_masked"),
+                            padding_rows=(name == "padding_ignored")):
                 return self.diagnosed(name, points=self.points - self.padding_points if padding_only else 0)
         if padding_only:
             return self.diagnosed("padding_wrong", points=self.points - self.padding_points)
-        one_head = [ok for ok, (_, _, heads, _) in zip(right, inputs) if heads == 1]
+        one_head = [ok for ok, (_, _, heads, _, _) in zip(right, inputs) if heads == 1]
         if one_head and all(one_head):
             return self.diagnosed("heads_wrong")
         index = next(i for i, ok in enumerate(right) if not ok)
-        lengths = inputs[index][3]
-        position = first_difference(np.nan_to_num(real_rows(got[index], lengths), nan=1e30),
-                                    real_rows(want[index], lengths), ATOL) or (0,)
+        lengths, side = inputs[index][3:]
+        position = first_difference(np.nan_to_num(real_rows(got[index], lengths, side), nan=1e30),
+                                    real_rows(want[index], lengths, side), ATOL) or (0,)
         return self.result(
             0, "failed",
             Feedback("common.failed", {"name": self.id}),
@@ -344,43 +388,19 @@ class CausalSelfAttentionExercise(LabExercise):
         )
 
     @staticmethod
-    def right(got: np.ndarray, want: np.ndarray, state: dict, lengths) -> bool:
-        """Right at every real position; at a padded query position any of the usual conventions.
-
-        Chapter 05: outputs at padded positions mean nothing and the loss
-        ignores them, so zeroing them (before or after out_proj), blocking
-        their rows (NaN with -inf, zeros with SDPA) or leaving what the key
-        mask gives are all right. Only reading the padding keys there is not:
-        that is the missing key mask (with right padding and a causal mask a
-        real position never sees a padding key, so the padded rows are the only
-        place where a missing key mask shows).
-        """
-        if not close_nan(real_rows(got, lengths), real_rows(want, lengths), ATOL):
-            return False
-        if lengths is None:
-            return True
-        bias = state["out_proj.bias"]
-        for b, length in enumerate(lengths):
-            for t in range(int(length), got.shape[1]):
-                row = got[b, t]
-                if not (np.all(np.isnan(row)) or np.all(np.abs(row) <= ATOL) or close_nan(row, want[b, t], ATOL)
-                        or close_nan(row, bias, ATOL)):
-                    return False
-        return True
-
-    @staticmethod
-    def matches(got: list[np.ndarray], inputs, slip: dict, ignore_first: bool = False,
-                padded_rows: bool = False) -> bool:
-        """Whether every output equals the slip's: at real positions, or everywhere with `padded_rows`."""
-        for value, (x, state, heads, lengths) in zip(got, inputs):
-            candidate = self_attention(x, state, heads, lengths, **slip)
+    def matches(got: list[np.ndarray], inputs, slip: dict, skip_first: bool = False,
+                padding_rows: bool = False) -> bool:
+        """Whether every output equals the slip's at the real positions (and at the padding ones too, with
+        `padding_rows`: ignoring `lengths` leaves them reading the sequence like any other position)."""
+        for value, (x, state, heads, lengths, side) in zip(got, inputs):
+            candidate = self_attention(x, state, heads, lengths, side, **slip)
             if candidate is None:
                 return False
-            if not padded_rows:
-                value, candidate = real_rows(value, lengths), real_rows(candidate, lengths)
-            if ignore_first:
-                # Position 0 has no key left: NaN with -inf, zeros with SDPA, the mean of V with -1e9.
-                value, candidate = value[:, 1:], candidate[:, 1:]
+            if not padding_rows:
+                # A masked diagonal leaves the first real position without a key: NaN with -inf, zeros
+                # with SDPA, the mean of V with -1e9; whatever the student wrote there, the rest tells.
+                value = compared_rows(value, lengths, side, skip_first)
+                candidate = compared_rows(candidate, lengths, side, skip_first)
             if not close_nan(value, candidate, MATCH_ATOL):
                 return False
         return True
@@ -431,20 +451,46 @@ BUG_LINES: dict[str, tuple[str, str]] = {
     "middle_leak": ("leak", "    logits[:, :1] = logits[:, :1] + extra[tokens[:, T // 2]][:, None]  # (B, T, VOCAB):"
                             " BUG, position 0 reads token T // 2"),
 }
-# The whole-model bugs graded one point each; the position sweep (one leak at each t) is the fifth point.
+# The whole-model bugs graded one point each; the position sweep (single-position leaks at every t and
+# of every distance, plus one faint leak) is the fifth point.
 # middle_leak stays available for demonstrations: the sweep covers it.
 BUGS: tuple[str, ...] = ("no_mask", "off_by_one", "time_axis_norm", "shifted_input")
 POSITION_LEAK = "position_leak"
+FAINT_LEAK = "faint_leak"
+SWEEP_BUGS = (POSITION_LEAK, FAINT_LEAK)
 SWEEP = "positions"
 CHECKS: tuple[str, ...] = BUGS + (SWEEP,)
 PUBLIC_VOCAB = 11
 PUBLIC_DECODER_SEED = 2024
+PUBLIC_SWEEP_SEED = 10  # draws the public sweep (fixed: `check` shows the same cases every time)
+# The faint leak moves the logits by at most 2 * FAINT (tanh keeps it bounded), always below 1e-3 and far
+# above float32 rounding (~1e-6): a test that compares within 1e-5 sees it, one within 1e-3 cannot.
+FAINT = 4e-4
 CRASHED = "__prefix_test_crashed__"  # marks, in the judged values, a buggy decoder the test raised on
 
 
-def position_leak_line(t: int, s: int) -> str:
+def sweep_leaks(T: int, rng: np.random.Generator) -> list[tuple[int, int]]:
+    """Single-position leaks (position t reads token s > t) for the sweep, 2T - 3 of them.
+
+    Position t reads token t + 1, for every t: only the prefix length t + 1 shows such a leak, so a
+    test that skips a prefix length (or a token, or compares only some positions) misses one. And for
+    every distance d = 2 … T-1 one leak of that distance, at a position drawn from `rng`: a test that
+    only looks at the next token, or never changes tokens that far ahead, misses one whatever the draw.
+    """
+    leaks = [(t, t + 1) for t in range(T - 1)]
+    for distance in range(2, T):
+        t = int(rng.integers(0, T - distance))
+        leaks.append((t, t + distance))
+    return sorted(leaks)
+
+
+def position_leak_line(t: int, s: int, faint: bool = False) -> str:
     """Position t also reads token s > t, and nothing else leaks: only changing token s after t shows it."""
     assert 0 <= t < s
+    if faint:
+        return (f"    if T > {s}:\n"
+                f"        logits[:, {t}] = logits[:, {t}] + {FAINT} * extra[tokens[:, {s}]].tanh()  # (B, VOCAB):"
+                f" BUG, position {t} reads token {s}, faintly")
     return (f"    if T > {s}:\n"
             f"        logits[:, {t}] = logits[:, {t}] + extra[tokens[:, {s}]]  # (B, VOCAB): BUG, position {t} reads"
             f" token {s}")
@@ -452,10 +498,10 @@ def position_leak_line(t: int, s: int) -> str:
 
 def decoder_source(bug: str | None = None, vocab: int = PUBLIC_VOCAB, seed: int = PUBLIC_DECODER_SEED,
                    leak: tuple[int, int] | None = None) -> str:
-    """Source of the tiny decoder `model`, correct (bug None), with one bug, or with one position leak."""
+    """Source of the tiny decoder `model`, correct (bug None), with one bug, or with one (faint) position leak."""
     lines = dict(CORRECT_LINES)
-    if bug == POSITION_LEAK:
-        lines["leak"] = position_leak_line(*leak)
+    if bug in SWEEP_BUGS:
+        lines["leak"] = position_leak_line(*leak, faint=bug == FAINT_LEAK)
     elif bug is not None:
         slot, line = BUG_LINES[bug]
         lines[slot] = line
@@ -480,11 +526,13 @@ class PrefixTestExercise(LabExercise):
     """prefix_test(model_fn, vocab_size, T=8, seed=0) -> bool, graded on a correct and on leaking decoders.
 
     Five points: one per whole-model bug (BUGS) and one for the position
-    sweep: for every t = 0 … T-2 a decoder in which position t alone also
-    reads one later token; all of them must be rejected. A rejection counts
-    only when the test's own recorded calls show the leak (two inputs that
-    agree up to t whose logits at or before t differ, on the grader's copy of
-    the decoder). Nothing counts unless the correct decoder gets True.
+    sweep: decoders in which one position t also reads one later token s,
+    at every t = 0 … T-2 and of every distance s - t, placed per seed
+    (sweep_leaks), and one decoder whose leak is faint (below 1e-3, far above
+    rounding); all of them must be rejected. A rejection
+    counts only when the test's own recorded calls show the leak (two inputs
+    that agree up to t whose logits at or before t differ, on the grader's copy
+    of the decoder). Nothing counts unless the correct decoder gets True.
     """
 
     id = "prefix_test"
@@ -493,14 +541,15 @@ class PrefixTestExercise(LabExercise):
     lab_section = "3"
     public_T = 8  # the signature's default
     hidden_T = 10
-    diagnoses = ("always_true", "always_false", "rejects_correct", "missed_positions", "crashes",
-                 "missed_bugs", "wrong_type", "no_evidence")
+    diagnoses = ("always_true", "always_false", "rejects_correct", "missed_positions", "tolerance_too_loose",
+                 "crashes", "missed_bugs", "wrong_type", "no_evidence")
 
-    def run_set(self, vocab: int, decoder_seed: int, T: int, kwargs: dict, public: bool) -> list[Case]:
+    def run_set(self, vocab: int, decoder_seed: int, T: int, kwargs: dict, public: bool,
+                rng: np.random.Generator) -> list[Case]:
         specs: list[tuple[str | None, tuple[int, int] | None]] = [(None, None)] + [(bug, None) for bug in BUGS]
-        # Position t reads token t + 1: only the prefix length t + 1 (change the tokens after t,
-        # compare position t) reveals it, so a test that skips any t misses one of these.
-        specs += [(POSITION_LEAK, (t, t + 1)) for t in range(T - 1)]
+        specs += [(POSITION_LEAK, leak) for leak in sweep_leaks(T, rng)]
+        source = int(rng.integers(1, T))
+        specs.append((FAINT_LEAK, (int(rng.integers(0, source)), source)))
         cases = []
         for bug, leak in specs:
             call = {"kind": "call", "target": self.id,
@@ -508,7 +557,7 @@ class PrefixTestExercise(LabExercise):
                               "record": True}, vocab], "kwargs": kwargs}
             label = bug or "correct"
             if leak is not None:
-                label = f"position {leak[0]} reads token {leak[1]}"
+                label = f"position {leak[0]} reads token {leak[1]}" + (", faintly" if bug == FAINT_LEAK else "")
             if not public:
                 label += f" (vocab_size={vocab}, T={T})"
             cases.append(Case(label, call, public=public,
@@ -517,14 +566,15 @@ class PrefixTestExercise(LabExercise):
         return cases
 
     def cases(self, ctx: dict, seed: int | None = None) -> list[Case]:
-        cases = self.run_set(PUBLIC_VOCAB, PUBLIC_DECODER_SEED, self.public_T, {"T": self.public_T}, True)
+        cases = self.run_set(PUBLIC_VOCAB, PUBLIC_DECODER_SEED, self.public_T, {"T": self.public_T}, True,
+                             np.random.default_rng(PUBLIC_SWEEP_SEED))
         if seed is not None:
             rng = rng_for(seed, self.id)
             # T is fixed and above the public (and default) 8: a test that ignores T and checks a fixed
             # number of prefixes loses the sweep whatever the seed.
             vocab, T = int(rng.integers(5, 21)), self.hidden_T
             decoder_seed, test_seed = int(rng.integers(0, 10_000)), int(rng.integers(0, 1000))
-            cases += self.run_set(vocab, decoder_seed, T, {"T": T, "seed": test_seed}, False)
+            cases += self.run_set(vocab, decoder_seed, T, {"T": T, "seed": test_seed}, False, rng)
         return cases
 
     def judge(self, ctx: dict, cases: list[Case], outputs: list[dict]) -> Result:
@@ -563,28 +613,23 @@ class PrefixTestExercise(LabExercise):
     def judge_outputs(self, ctx: dict, cases: list[Case], values: list[Any]) -> Result:
         crashes = {}
         verdicts: dict[str, list] = {}
-        missed_positions: list[int] = []
+        missed_sweep: list[tuple[str, tuple[int, int], Any]] = []  # (bug, leak, verdict) of the sweep's misses
         for case, value in zip(cases, values):
-            check = SWEEP if case.data["bug"] == POSITION_LEAK else case.data["bug"]
+            check = SWEEP if case.data["bug"] in SWEEP_BUGS else case.data["bug"]
             if isinstance(value, dict) and CRASHED in value:  # the test raised on a buggy decoder
                 crashes.setdefault(check, value[CRASHED])
-                verdicts.setdefault(check, []).append(None)
-                if check == SWEEP:
-                    missed_positions.append(case.data["leak"][0])
-                continue
-            if isinstance(value, dict) and UNSUPPORTED in value:
-                verdicts.setdefault(check, []).append("unsupported")
-                if check == SWEEP:
-                    missed_positions.append(case.data["leak"][0])
-                continue
-            verdict = as_bool(value)
-            if verdict is None:
-                key = "lab03.returned_none" if value is None else "common.wrong_shape"
-                return self.result(0, "failed", Feedback("common.failed", {"name": self.id}),
-                                   Feedback(key, {"case": case.name, "expected": "bool", "got": describe(value)}),
-                                   Feedback("lab03.wrong_type"), diagnosis="wrong_type")
+                verdict = None
+            elif isinstance(value, dict) and UNSUPPORTED in value:
+                verdict = "unsupported"
+            else:
+                verdict = as_bool(value)
+                if verdict is None:
+                    key = "lab03.returned_none" if value is None else "common.wrong_shape"
+                    return self.result(0, "failed", Feedback("common.failed", {"name": self.id}),
+                                       Feedback(key, {"case": case.name, "expected": "bool", "got": describe(value)}),
+                                       Feedback("lab03.wrong_type"), diagnosis="wrong_type")
             if check == SWEEP and verdict is not False:
-                missed_positions.append(case.data["leak"][0])
+                missed_sweep.append((case.data["bug"], tuple(case.data["leak"]), verdict))
             verdicts.setdefault(check, []).append(verdict)
         if not all(v is True for v in verdicts["correct"]):
             flagged_all = all(v in (False, "unsupported") for check in CHECKS for v in verdicts[check])
@@ -599,8 +644,13 @@ class PrefixTestExercise(LabExercise):
             if check in crashes:
                 continue
             if check == SWEEP:
-                positions = ", ".join(str(t) for t in sorted(set(missed_positions)))
-                feedback.append(Feedback("lab03.missed.positions", {"positions": positions}))
+                positions = sorted({leak[0] for bug, leak, _ in missed_sweep if bug == POSITION_LEAK})
+                if positions:
+                    feedback.append(Feedback("lab03.missed.positions",
+                                             {"positions": ", ".join(str(t) for t in positions)}))
+                for bug, leak, _ in missed_sweep:
+                    if bug == FAINT_LEAK:
+                        feedback.append(Feedback("lab03.missed.faint_leak", {"position": leak[0], "token": leak[1]}))
             else:
                 feedback.append(Feedback(f"lab03.missed.{check}"))
         said = [v for check in CHECKS for v in verdicts[check]]
@@ -613,6 +663,8 @@ class PrefixTestExercise(LabExercise):
             diagnosis = "always_true"
         elif "unsupported" in said:
             diagnosis = "no_evidence"
+        elif missed == [SWEEP] and all(bug == FAINT_LEAK for bug, _, _ in missed_sweep):
+            diagnosis = "tolerance_too_loose"  # every leak caught but the faint one: the comparison is too lax
         elif missed == [SWEEP]:
             diagnosis = "missed_positions"
         else:
@@ -646,8 +698,9 @@ N_(
     "lab03.mask_not_shared", "lab03.missed.middle_leak", "lab03.missed.no_mask", "lab03.missed.off_by_one",
     "lab03.missed.shifted_input", "lab03.missed.time_axis_norm", "lab03.missed_bugs",
     "lab03.missed_positions", "lab03.no_evidence", "lab03.no_mask", "lab03.padding_ignored",
-    "lab03.padding_wrong", "lab03.rejects_correct", "lab03.scale_d_model", "lab03.see_lab",
-    "lab03.wrong_axis", "lab03.wrong_head_split", "lab03.wrong_triangle",
+    "lab03.padding_queries", "lab03.padding_side_ignored", "lab03.padding_wrong", "lab03.rejects_correct",
+    "lab03.scale_d_model", "lab03.see_lab", "lab03.tolerance_too_loose", "lab03.wrong_axis",
+    "lab03.wrong_head_split", "lab03.wrong_triangle",
 )
 
 LAB = LabSpec(id="lab03", exercises=EXERCISES)

@@ -34,7 +34,7 @@ SINKS = "11 §3"
 WINDOW = "09 §0"
 COMMON = {"diagonal_masked": "02 §2", "wrong_triangle": "02 §0", "convention_inverted": "08 §5",
           "forgot_scale": "03 §2", "no_mask": "02 §0", "window_too_wide": WINDOW, "window_too_narrow": WINDOW,
-          "padding_counted": PADDING_LEFT, "batch_shape": "06 §1"}
+          "padding_counted": PADDING_LEFT, "batch_shape": "06 §1", "off_by_one": "08 §4"}
 
 
 # ---------------------------------------------------------------- the masks, in numpy
@@ -107,7 +107,7 @@ class DocumentCausalMask(TensorExercise):
     section = PACKED
     sections = COMMON
     diagnoses = ("documents_leak", "not_causal_in_document", "convention_inverted", "diagonal_masked",
-                 "wrong_triangle", "batch_shape")
+                 "off_by_one", "wrong_triangle", "batch_shape")
     PUBLIC = ([0, 0, 0, 1, 1, 2], [0, 0, 0, 0], [[0, 0, 1, 1, 1], [0, 1, 1, 2, 2]])
 
     def cases(self, ctx, seed=None):
@@ -136,6 +136,7 @@ class DocumentCausalMask(TensorExercise):
             ("not_causal_in_document", same, None, {}),
             ("convention_inverted", ~want, None, {}),
             ("diagonal_masked", want & np.tril(tri, k=-1), None, {}),
+            ("off_by_one", same & np.tril(np.ones_like(tri), k=1), None, {}),
             ("wrong_triangle", same & tri.T, None, {}),
         ]
 

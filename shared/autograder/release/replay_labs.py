@@ -61,15 +61,15 @@ def record_cached_attention(exercise: lab04.CachedAttentionExercise) -> dict:
 def record_self_attention(exercise: lab03.CausalSelfAttentionExercise) -> dict:
     cases = []
     for case in _public(exercise):
-        x, state, heads, lengths = lab03.case_inputs(case)
+        x, state, heads, lengths, side = lab03.case_inputs(case)
         slips = []
         for name, slip in lab03.SLIPS:
-            candidate = lab03.self_attention(x, state, heads, lengths, **slip)
+            candidate = lab03.self_attention(x, state, heads, lengths, side, **slip)
             slips.append([name, None if candidate is None else plain_array(candidate)])
         cases.append({"name": case.name, "call": case.call, "x_shape": list(x.shape), "heads": heads,
-                      "lengths": None if lengths is None else [int(n) for n in lengths],
-                      "padding": bool(case.data["padding"]), "bias": plain_array(state["out_proj.bias"]),
-                      "want": plain_array(lab03.self_attention(x, state, heads, lengths)), "slips": slips})
+                      "lengths": None if lengths is None else [int(n) for n in lengths], "side": side,
+                      "padding": bool(case.data["padding"]),
+                      "want": plain_array(lab03.self_attention(x, state, heads, lengths, side)), "slips": slips})
     names = {name for name, _ in lab03.SLIPS} | {"padding_wrong", "heads_wrong"}
     return {"mode": "self_attention", "cases": cases, "atol": lab03.ATOL, "match_atol": lab03.MATCH_ATOL,
             "padding_slips": list(lab03.PADDING_SLIPS), "padding_points": exercise.padding_points,
@@ -134,11 +134,12 @@ def record_perturbation_test(exercise: lab02.PerturbationTest) -> dict:
     for case in _public(exercise):
         name = case.data.get("base", case.data["impl"])
         cases.append({"name": case.name, "call": case.call, "group": name, "key": case.data.get("key"),
-                      "wseed": int(case.data["wseed"])})
+                      "query": case.data.get("query"), "wseed": int(case.data["wseed"])})
     diagnoses = {name: plain_result(exercise.diagnose_test(name)) for name in exercise.diagnoses}
     return {"mode": "perturbation_test", "cases": cases, "correct": list(exercise.CORRECT),
             "leak_bugs": list(exercise.LEAK_BUGS), "nan_defect": exercise.NAN_DEFECT,
             "checks": list(exercise.CHECKS), "position_leak": bugs02.POSITION_LEAK,
+            "faint_leak": bugs02.FAINT_LEAK,
             "section": exercise.section, "sections": dict(exercise.sections), "diagnoses": diagnoses,
             "passed": plain_result(exercise.passed(Feedback("lab02.caught_all", {})))}
 
@@ -151,7 +152,7 @@ def record_prefix_test(exercise: lab03.PrefixTestExercise) -> dict:
                       "vocab": case.data["vocab"]})
     pointers = {name: _feedback(exercise.pointer(name)) for name in exercise.diagnoses}
     return {"mode": "prefix_test", "cases": cases, "checks": list(lab03.CHECKS), "sweep": lab03.SWEEP,
-            "position_leak": lab03.POSITION_LEAK, "pointers": pointers,
+            "position_leak": lab03.POSITION_LEAK, "faint_leak": lab03.FAINT_LEAK, "pointers": pointers,
             "diagnoses": {name: plain_result(exercise.diagnosed(name)) for name in ("always_false", "rejects_correct")},
             "passed": plain_result(exercise.passed(Feedback("lab03.caught_all", {})))}
 

@@ -24,6 +24,7 @@ T, D_K, MASK_T = 3, 2, 4
 ROUNDING_TOL = 0.0151
 DISTINCT = 0.04
 SEPARATED = ("qk_scores", "scaled_scores", "attention_weights", "attention_output")
+HALF_HUNDREDTH = 0.0051
 
 
 def _normalise_id(student_id: str) -> str:
@@ -101,6 +102,17 @@ def _verdict(exercise_id: str, p: dict, answer: np.ndarray | None = None, atol: 
     return "wrong", first_difference(answer, right, atol) or (0, 0)
 
 
+def _could_be_weights(weights) -> bool:
+    """Finite, non-negative, zero above the diagonal, rows summing to 1 (up to rounding to 2 decimals)."""
+    weights = np.asarray(weights, dtype=float)
+    if weights.ndim != 2 or weights.shape[0] != weights.shape[1] or not np.isfinite(weights).all():
+        return False
+    row_sum_tol = weights.shape[-1] * 0.005 + HALF_HUNDREDTH
+    return bool((weights >= -HALF_HUNDREDTH).all()
+                and (np.abs(np.triu(weights, k=1)) <= HALF_HUNDREDTH).all()
+                and (np.abs(weights.sum(axis=-1) - 1.0) <= row_sum_tol).all())
+
+
 def _separated(problem: dict) -> bool:
     return all(_verdict(exercise_id, problem)[1] for exercise_id in SEPARATED)
 
@@ -131,8 +143,8 @@ class HandCheck(Exercise):
         result = self._judge_answer(ctx, cases, got)
         own = values[1] if len(values) > 1 else None
         if (self.id == "attention_output" and result.status == "failed" and result.diagnosis != "wrong_shape"
-                and hasattr(own, "values") and own.shape == (T, T)):
-            own_output = np.nan_to_num(own.values.astype(float)) @ ctx["variant"]["V"]
+                and hasattr(own, "values") and own.shape == (T, T) and _could_be_weights(own.values)):
+            own_output = own.values.astype(float) @ ctx["variant"]["V"]
             if close(got.values.astype(float), own_output, self.tolerance(ctx["variant"])):
                 return self.result(self.points, "passed", Feedback("common.passed", {"name": self.id}),
                                    Feedback("lab00.carried_forward", {}), diagnosis="carried_forward")

@@ -131,11 +131,20 @@ class CachedAttention(Recorded):
         return close_nan(got[defined], candidate[defined], self.data["match_atol"])
 
 
-def real_rows(out: np.ndarray, lengths) -> np.ndarray:
+def compared_rows(out: np.ndarray, lengths, side: str = "right", skip_first: bool = False) -> np.ndarray:
+    """The output with every padding query position set to 0 (and each sequence's first real one with
+    `skip_first`)."""
+    B, T = out.shape[:2]
     if lengths is None:
-        return out
-    real = np.arange(out.shape[1])[None, :] < np.asarray(lengths)[:, None]  # (B, T)
-    return np.where(real[:, :, None], out, 0.0)
+        keep = np.ones((B, T), dtype=bool)
+    elif side == "left":
+        keep = np.arange(T)[None, :] >= T - np.asarray(lengths)[:, None]
+    else:
+        keep = np.arange(T)[None, :] < np.asarray(lengths)[:, None]  # (B, T)
+    if skip_first:
+        keep = keep.copy()
+        keep[np.arange(B), keep.argmax(axis=1)] = False
+    return np.where(keep[:, :, None], out, 0.0)
 
 
 class SelfAttention(Recorded):
@@ -156,7 +165,8 @@ class SelfAttention(Recorded):
                 return shape_mismatch(self, case, got, f"float32 {tuple(record['x_shape'])}")
         got = [value.values for value in values]
         want = [array_from(record["want"]) for record in records]
-        right = [self.right(g, w, record) for g, w, record in zip(got, want, records)]
+        right = [close_nan(compared_rows(g, r["lengths"], r["side"]), compared_rows(w, r["lengths"], r["side"]), atol)
+                 for g, w, r in zip(got, want, records)]
         if all(right):
             return self.passed_result()
         plain = [not record["padding"] for record in records]
@@ -165,8 +175,8 @@ class SelfAttention(Recorded):
         for number, (name, _) in enumerate(records[0]["slips"]):
             if padding_only != (name in self.data["padding_slips"]):
                 continue
-            if self.matches(got, records, number, ignore_first=(name == "diagonal_masked"),
-                            padded_rows=(name == "padding_ignored")):
+            if self.matches(got, records, number, skip_first=(name == "diagonal_masked"),
+                            padding_rows=(name == "padding_ignored")):
                 return self.recorded(name, points=points if padding_only else 0)
         if padding_only:
             return self.recorded("padding_wrong", points=points)
@@ -174,40 +184,24 @@ class SelfAttention(Recorded):
         if one_head and all(one_head):
             return self.recorded("heads_wrong")
         index = next(i for i, ok in enumerate(right) if not ok)
-        lengths = records[index]["lengths"]
-        position = first_difference(np.nan_to_num(real_rows(got[index], lengths), nan=1e30),
-                                    real_rows(want[index], lengths), atol) or (0,)
+        lengths, side = records[index]["lengths"], records[index]["side"]
+        position = first_difference(np.nan_to_num(compared_rows(got[index], lengths, side), nan=1e30),
+                                    compared_rows(want[index], lengths, side), atol) or (0,)
         return self.result(0, "failed", Feedback("common.failed", {"name": self.id}),
                            Feedback("common.wrong_entry", {"case": cases[index].name,
                                                            "index": ", ".join(map(str, position)),
                                                            "got": f"{got[index][position]:.4g}"}),
                            self.pointer(), diagnosis="wrong_values")
 
-    def right(self, got, want, record) -> bool:
-        atol, lengths = self.data["atol"], record["lengths"]
-        if not close_nan(real_rows(got, lengths), real_rows(want, lengths), atol):
-            return False
-        if lengths is None:
-            return True
-        bias = array_from(record["bias"])
-        for b, length in enumerate(lengths):
-            for t in range(int(length), got.shape[1]):
-                row = got[b, t]
-                if not (np.all(np.isnan(row)) or np.all(np.abs(row) <= atol) or close_nan(row, want[b, t], atol)
-                        or close_nan(row, bias, atol)):
-                    return False
-        return True
-
-    def matches(self, got, records, number, ignore_first=False, padded_rows=False) -> bool:
+    def matches(self, got, records, number, skip_first=False, padding_rows=False) -> bool:
         for value, record in zip(got, records):
             recorded = record["slips"][number][1]
             if recorded is None:
                 return False
             candidate = array_from(recorded)
-            if not padded_rows:
-                value, candidate = real_rows(value, record["lengths"]), real_rows(candidate, record["lengths"])
-            if ignore_first:
-                value, candidate = value[:, 1:], candidate[:, 1:]
+            if not padding_rows:
+                value = compared_rows(value, record["lengths"], record["side"], skip_first)
+                candidate = compared_rows(candidate, record["lengths"], record["side"], skip_first)
             if not close_nan(value, candidate, self.data["match_atol"]):
                 return False
         return True
@@ -418,9 +412,18 @@ class PerturbationTest(JacobianLeaks):
         correct, nan_defect = data["correct"], data["nan_defect"]
         verdicts: dict[str, list] = {}
         missed_keys: list[int] = []
+        missed_faint: list[dict] = []
+        sweep = (data["position_leak"], data["faint_leak"])
         for case, record, output in zip(cases, data["cases"], outputs):
             name = record["group"]
-            group = "positions" if name == data["position_leak"] else ("nan_rule" if name == nan_defect else name)
+            group = "positions" if name in sweep else ("nan_rule" if name == nan_defect else name)
+
+            def missed_in_sweep() -> None:
+                if name == data["faint_leak"]:
+                    missed_faint.append(record)
+                elif group == "positions":
+                    missed_keys.append(record["key"])
+
             if "ok" not in output:
                 if name in correct:
                     key = "common.timeout" if "timeout" in output else "common.raised"
@@ -430,8 +433,7 @@ class PerturbationTest(JacobianLeaks):
                                                       "type": error.get("type", ""),
                                                       "message": error.get("message", "")}))
                 verdicts.setdefault(group, []).append("error")
-                if group == "positions":
-                    missed_keys.append(record["key"])
+                missed_in_sweep()
                 continue
             value = decode(output["ok"])
             verdict = _as_bool(value)
@@ -443,8 +445,8 @@ class PerturbationTest(JacobianLeaks):
             if verdict is False and group not in correct and group != "nan_rule" \
                     and not self.leak_witnessed(record, output):
                 verdict = "unsupported"
-            if group == "positions" and verdict is not False:
-                missed_keys.append(record["key"])
+            if verdict is not False:
+                missed_in_sweep()
             verdicts.setdefault(group, []).append(verdict)
         flagged = [name for name in correct if not all(v is True for v in verdicts[name])]
         said = [v for vs in verdicts.values() for v in vs]
@@ -471,6 +473,8 @@ class PerturbationTest(JacobianLeaks):
             diagnosis = "raises_on_bug"
         elif missed == ["nan_rule"]:
             diagnosis = "crashes_on_nan"
+        elif missed == ["positions"] and not missed_keys:
+            diagnosis = "tolerance_too_loose"
         elif missed == ["positions"]:
             diagnosis = "missed_positions"
         else:
@@ -478,8 +482,12 @@ class PerturbationTest(JacobianLeaks):
         listing = [Feedback("lab02.missed", {"caught": len(caught), "total": len(data["checks"])})]
         for check in missed:
             if check == "positions":
-                keys = ", ".join(str(k) for k in sorted(set(missed_keys)))
-                listing.append(Feedback("lab02.impl.position_leaks", {"positions": keys}))
+                if missed_keys:
+                    keys = ", ".join(str(k) for k in sorted(set(missed_keys)))
+                    listing.append(Feedback("lab02.impl.position_leaks", {"positions": keys}))
+                for record in missed_faint:
+                    listing.append(Feedback("lab02.impl.faint_leak", {"query": record["query"],
+                                                                      "key": record["key"]}))
             elif check == "nan_rule":
                 if not nan_ok:
                     listing.append(Feedback("lab02.impl.nan_rule"))
@@ -535,30 +543,26 @@ class PrefixTest(Recorded):
     def judge_outputs(self, ctx, cases, values):
         data = self.data
         sweep, checks = data["sweep"], data["checks"]
+        sweep_bugs = (data["position_leak"], data["faint_leak"])
         crashes = {}
         verdicts: dict[str, list] = {}
-        missed_positions: list[int] = []
+        missed_sweep: list[tuple[str, list]] = []
         for case, record, value in zip(cases, data["cases"], values):
-            check = sweep if record["bug"] == data["position_leak"] else record["bug"]
+            check = sweep if record["bug"] in sweep_bugs else record["bug"]
             if isinstance(value, dict) and CRASHED in value:
                 crashes.setdefault(check, value[CRASHED])
-                verdicts.setdefault(check, []).append(None)
-                if check == sweep:
-                    missed_positions.append(record["leak"][0])
-                continue
-            if isinstance(value, dict) and UNSUPPORTED in value:
-                verdicts.setdefault(check, []).append("unsupported")
-                if check == sweep:
-                    missed_positions.append(record["leak"][0])
-                continue
-            verdict = _as_bool(value)
-            if verdict is None:
-                key = "lab03.returned_none" if value is None else "common.wrong_shape"
-                return self.result(0, "failed", Feedback("common.failed", {"name": self.id}),
-                                   Feedback(key, {"case": case.name, "expected": "bool", "got": describe(value)}),
-                                   Feedback("lab03.wrong_type"), diagnosis="wrong_type")
+                verdict = None
+            elif isinstance(value, dict) and UNSUPPORTED in value:
+                verdict = "unsupported"
+            else:
+                verdict = _as_bool(value)
+                if verdict is None:
+                    key = "lab03.returned_none" if value is None else "common.wrong_shape"
+                    return self.result(0, "failed", Feedback("common.failed", {"name": self.id}),
+                                       Feedback(key, {"case": case.name, "expected": "bool", "got": describe(value)}),
+                                       Feedback("lab03.wrong_type"), diagnosis="wrong_type")
             if check == sweep and verdict is not False:
-                missed_positions.append(record["leak"][0])
+                missed_sweep.append((record["bug"], record["leak"]))
             verdicts.setdefault(check, []).append(verdict)
         if not all(v is True for v in verdicts["correct"]):
             flagged_all = all(v in (False, "unsupported") for check in checks for v in verdicts[check])
@@ -573,8 +577,13 @@ class PrefixTest(Recorded):
             if check in crashes:
                 continue
             if check == sweep:
-                positions = ", ".join(str(t) for t in sorted(set(missed_positions)))
-                feedback.append(Feedback("lab03.missed.positions", {"positions": positions}))
+                positions = sorted({leak[0] for bug, leak in missed_sweep if bug == data["position_leak"]})
+                if positions:
+                    feedback.append(Feedback("lab03.missed.positions",
+                                             {"positions": ", ".join(str(t) for t in positions)}))
+                for bug, leak in missed_sweep:
+                    if bug == data["faint_leak"]:
+                        feedback.append(Feedback("lab03.missed.faint_leak", {"position": leak[0], "token": leak[1]}))
             else:
                 feedback.append(Feedback(f"lab03.missed.{check}"))
         said = [v for check in checks for v in verdicts[check]]
@@ -587,6 +596,8 @@ class PrefixTest(Recorded):
             diagnosis = "always_true"
         elif "unsupported" in said:
             diagnosis = "no_evidence"
+        elif missed == [sweep] and all(bug == data["faint_leak"] for bug, _ in missed_sweep):
+            diagnosis = "tolerance_too_loose"
         elif missed == [sweep]:
             diagnosis = "missed_positions"
         else:
