@@ -23,6 +23,8 @@ def _total(function, *args):
     """(result, None) or (None, why): an analysis of student code never raises."""
     try:
         return function(*args), None
+    except code.NotAnalysed as reason:
+        return None, str(reason)
     except RecursionError:
         return None, "nested too deeply"
     except MemoryError:

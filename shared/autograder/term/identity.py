@@ -10,7 +10,8 @@ folder, a flat file's stem. The rules:
   person's (names.same_person), else the file is refused as `name_mismatch`;
 - a flat stem or an nbgrader folder names the student whose id or lms_id it is;
 - all readings of the name together must name exactly one student: two is `ambiguous`,
-  none is `unknown`. Refused files are reported, never graded as anybody, never guessed.
+  none is `unknown`; without a roster, readings with two different ids are `ambiguous` too.
+Refused files are reported, never graded as anybody, never guessed.
 """
 from __future__ import annotations
 
@@ -42,7 +43,9 @@ def _rows(claim: Claim, roster: Roster) -> list[Student]:
 def decide(entry: Entry, roster: Roster | None) -> Decision:
     first = entry.claims[0]
     if roster is None:
-        return Decision(first.key, first)
+        # without a roster every reading's id is as good as another: two readings are two students
+        keys = sorted({claim.key for claim in entry.claims})
+        return Decision(first.key, first) if len(keys) == 1 else Decision(None, first, "ambiguous", ", ".join(keys))
     matched: dict[str, Claim] = {}
     mismatched: list[tuple[Claim, Student]] = []
     for claim in entry.claims:

@@ -80,6 +80,7 @@ class Request:
     extra_folders: list[Path] = field(default_factory=list)  # kept folders of <student>.ipynb
     allow_unmatched: bool = False
     downloads_known: bool = False  # the term's earlier runs read an LMS download
+    due: datetime | None = None  # --due (an extension the LMS gives as a date counts from it)
 
 
 def take(request: Request) -> Intake:
@@ -125,8 +126,8 @@ def take(request: Request) -> Intake:
 
     if roster is not None:
         for s in roster.students:
-            intake.people[s.student] = Person(s.student, s.name, s.email, s.lms_id, s.extension_days, s.section,
-                                              s.login, s.lms_display_name)
+            intake.people[s.student] = Person(s.student, s.name, s.email, s.lms_id, _extension(s, request),
+                                              s.section, s.login, s.lms_display_name)
     for student, claimed in sorted(by_student.items()):
         claimed.sort(key=lambda pair: (pair[0].rank, pair[0].order))
         winner, decision = claimed[-1]
@@ -139,6 +140,16 @@ def take(request: Request) -> Intake:
             intake.extras_matched[str(winner.item.path)] = student
     intake.lookalikes = names.lookalikes(intake.people)
     return intake
+
+
+def _extension(student, request: Request) -> float:
+    """The roster's extension in days, or the one the LMS granted until a date (Moodle), counted from --due."""
+    days = student.extension_days
+    if student.extension_until and request.due is not None:
+        until = times.parse_moodle_date(student.extension_until, request.zone)
+        if until is not None:
+            days = max(days, (until - request.due).total_seconds() / 86400)
+    return days
 
 
 def _gather(intake: Intake, parsed: layouts.Parsed, entries: list) -> None:

@@ -13,6 +13,7 @@ and Greek letters drawn like Latin ones) so that look-alike ids can be flagged.
 """
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Iterable
 
@@ -78,9 +79,14 @@ _CONFUSABLE = str.maketrans({
 })
 
 
+_SHOWN_MARK = re.compile(r"<U\+[0-9A-F]{4,6}>")
+
+
 def skeleton(text: str) -> str:
-    """What `text` looks like: NFKC, casefolded, invisible characters gone, confusable letters folded."""
-    value = unicodedata.normalize("NFKC", "".join(c for c in str(text) if not _invisible(c)))
+    """What `text` looks like: NFKC, casefolded, invisible characters (and ident's marks of them) gone,
+    confusable letters folded."""
+    value = _SHOWN_MARK.sub("", str(text))
+    value = unicodedata.normalize("NFKC", "".join(c for c in value if not _invisible(c)))
     value = value.casefold().translate(_CONFUSABLE)
     value = "".join(c for c in unicodedata.normalize("NFD", value) if unicodedata.category(c) != "Mn")
     return "".join(value.split())

@@ -9,7 +9,9 @@ LMS writes and where that was read):
 - `moodle_participants`: Moodle's participants download (First name, Last name and the
   identity fields);
 - `csv`: our own `student[,name,email,lms_id,extension_days,section,login]`.
-Any of them may carry an `extension_days` column added by the instructor.
+Any of them may carry an `extension_days` column (in Canvas, a custom gradebook column
+`Extension days`, which its export writes after Section); Moodle's worksheet says an
+extension in its Status column ("Extension granted until: <date>").
 
 Every cell is read with csv over the file's text as it is (only CR and LF end a
 record: `str.splitlines` would also split on U+0085, U+2028..., making phantom
@@ -44,6 +46,7 @@ class Student:
     login: str = ""
     lms_display_name: str = ""  # the name exactly as the LMS writes it (Canvas: "Last, First")
     submitted: str | None = None  # the LMS's text for the hand-in time (Moodle's worksheet), None: no such column
+    extension_until: str | None = None  # the LMS's text for an extended due time (Moodle's worksheet status)
 
 
 @dataclass
@@ -153,6 +156,14 @@ def detect(header: list[str]) -> str | None:
     return None
 
 
+def extension_cell(row: dict) -> str:
+    """The instructor's `extension_days` column (Canvas: a custom gradebook column `Extension days`)."""
+    for key, value in row.items():
+        if key.strip().lower().replace(" ", "_") == "extension_days":
+            return value
+    return ""
+
+
 def extension(raw: str, where: str) -> float:
     try:
         value = float(raw) if raw else 0.0
@@ -198,7 +209,7 @@ def _csv_rows(rows: list[tuple[int, dict]], shown: str) -> list[Student]:
     for line, row in rows:
         people.append(Student(
             names.ident(row.get("student", "")), names.name(row.get("name", "")), names.ident(row.get("email", "")),
-            names.ident(row.get("lms_id", "")), extension(row.get("extension_days", ""), f"roster {shown} line {line}"),
+            names.ident(row.get("lms_id", "")), extension(extension_cell(row), f"roster {shown} line {line}"),
             line, names.name(row.get("section", "")), names.ident(row.get("login", ""))))
     return people
 

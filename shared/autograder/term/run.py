@@ -262,7 +262,7 @@ def grade_term(options: TermOptions) -> TermResult:
     taken = intake_stage.take(intake_stage.Request(
         engine.paths, out, spec.id, settings["layout"], class_list, engine.max_bytes, zone, given_times,
         extra_files, [Path(f) for f in settings["extra_folders"]], options.allow_unmatched,
-        any(source.get("kind") == "download" for source in saved.get("sources", []))))
+        any(source.get("kind") == "download" for source in saved.get("sources", [])), policy.due))
     if not taken.submissions and not taken.unknown:
         # a wrong folder must not look like a class where nobody handed in
         raise UsageError(f"no submissions found in {', '.join(names.shown(p) for p in engine.paths)} as the "
@@ -342,7 +342,9 @@ def _meta(spec, submission: intake_stage.Submission, taken: intake_stage.Intake,
     found = analysis.analyse(spec, submission.person, submission.item.path, submission.item.root, max_bytes)
     failed = found.pop(analysis.NOT_ANALYSED, [])
     meta.update(found)
-    meta["fields"] = {"source": submission.source, "not_analysed": failed}
+    # the file as the intake shows it (the engine records the path it opened, invisible characters and all)
+    meta["fields"] = {"source": submission.source, "not_analysed": failed,
+                      "notebook": names.shown(str(submission.item.path), 1000)}
     notes = []
     if submission.source == "extra":
         notes.append(["term.note.extra_source", {}])

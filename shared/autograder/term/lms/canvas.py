@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from ...grader.submissions import UsageError
 from .. import names
-from ..roster import Student, extension
+from ..roster import Student, extension, extension_cell
 
 NAME_COLUMNS = ("Student",)
 SPLIT_NAME = ("LastName", "FirstName")
@@ -73,7 +73,7 @@ def roster_rows(rows: list[tuple[int, dict]], shown: str) -> tuple[list[Student]
         people.append(Student(
             student=names.ident(row.get("SIS User ID", "") or canvas_id), name=names.name(written),
             email=login if "@" in login else "", lms_id=names.ident(canvas_id),
-            extension_days=extension(row.get("extension_days", ""), f"roster {shown} line {line}"), line=line,
+            extension_days=extension(extension_cell(row), f"roster {shown} line {line}"), line=line,
             section=names.name(row.get("Section", "")), login=login, lms_display_name=names.name(written)))
     return people, skipped
 

@@ -13,9 +13,10 @@ Read from Moodle's source (moodle/moodle):
   `_assignsubmission_file_` is the student's choice and decides nothing.
 - mod/assign/gradingtable.php and lang/en/assign.php: the grading worksheet's columns are
   `Identifier` ("Participant " + the same unique id), `Full name`, the identity fields
-  (`ID number`, `Email address`...), `Status`, `Grade`, `Maximum Grade`, `Grade can be
-  changed`, `Last modified (submission)` (userdate(), `-` when none), `Online text`,
-  `Last modified (grade)`, `Feedback comments`.
+  (`ID number`, `Email address`...), `Status` (with `Extension granted until: <date>` for a
+  student given an extension), `Grade`, `Maximum Grade`, `Grade can be changed`, `Last
+  modified (submission)` (userdate(), `-` when none), `Online text`, `Last modified (grade)`,
+  `Feedback comments`.
 - user/action_redir.php (`download_participants`): the participants download has
   `First name`, `Last name` and the site's identity fields (`ID number`, `Email address`,
   `Username`...), and no participant id (so files are matched by name).
@@ -28,10 +29,11 @@ from dataclasses import dataclass
 
 from ...grader.submissions import UsageError
 from .. import names
-from ..roster import Student, extension
+from ..roster import Student, extension, extension_cell
 
 IDENTIFIER, FULL_NAME, ID_NUMBER, EMAIL, USERNAME = "Identifier", "Full name", "ID number", "Email address", "Username"
 SUBMITTED = "Last modified (submission)"
+STATUS = "Status"
 FIRST, LAST = "First name", "Last name"
 BLIND_NAME = "participant"  # get_string('participant', 'assign') in English, casefolded
 
@@ -62,10 +64,20 @@ def worksheet_rows(rows: list[tuple[int, dict]], shown: str) -> list[Student]:
         written = names.name(row.get(FULL_NAME, ""))
         people.append(Student(
             student=student, name=written, email=email, lms_id=participant,
-            extension_days=extension(row.get("extension_days", ""), f"roster {shown} line {line}"), line=line,
+            extension_days=extension(extension_cell(row), f"roster {shown} line {line}"), line=line,
             login=names.ident(row.get(USERNAME, "")), lms_display_name=written,
-            submitted=names.name(row.get(SUBMITTED, "")) if SUBMITTED in row else None))
+            submitted=names.name(row.get(SUBMITTED, "")) if SUBMITTED in row else None,
+            extension_until=_extension_until(row.get(STATUS, ""))))
     return people
+
+
+_EXTENSION = re.compile(r"Extension granted until:\s*([^<\n]+)")
+
+
+def _extension_until(status: str) -> str | None:
+    """The date of `Extension granted until: <date>` (lang/en/assign.php, userextensiondate) in the Status cell."""
+    match = _EXTENSION.search(status)
+    return names.name(match.group(1)) if match else None
 
 
 def participants_rows(rows: list[tuple[int, dict]], shown: str) -> list[Student]:
@@ -81,7 +93,7 @@ def participants_rows(rows: list[tuple[int, dict]], shown: str) -> list[Student]
                              f"{written!r}: add one of these identity fields to the download")
         people.append(Student(
             student=student, name=written, email=email, lms_id="",
-            extension_days=extension(row.get("extension_days", ""), f"roster {shown} line {line}"), line=line,
+            extension_days=extension(extension_cell(row), f"roster {shown} line {line}"), line=line,
             login=login, lms_display_name=written))
     return people
 
