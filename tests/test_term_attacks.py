@@ -259,4 +259,4 @@ def test_code_past_the_analysis_bound_is_graded_with_a_note(attacked):
     assert row["score"] == T.MAX and row["not_analysed"] == [f"graded code (nested more than {code.MAX_DEPTH} "
                                                              "levels deep)"]
     assert "not analysed: 555: graded code" in result.stdout
-    assert len(row["notes"]) == 1 and "could not be analysed" in row["notes"][0]
+    assert len(row["notes"]) == 1 and "could not be checked" in row["notes"][0]

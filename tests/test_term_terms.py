@@ -349,7 +349,7 @@ def test_a_roster_with_the_wrong_ids_stops_with_a_hint(terms, tmp_path):
     """lms_id holding the SIS ids instead of Canvas's user ids: no gradebook of 62 `missing`, but exit 2."""
     term, _, _, source, _ = terms["canvas"]
     roster = tmp_path / "roster.csv"
-    roster.write_text("student,name,lms_id\n" + "".join(f"{s.student},{s.name},{s.student}\n" for s in term.students))
+    roster.write_text("student,name,lms_id\n" + "".join(f'{s.student},"{s.name}",{s.student}\n' for s in term.students))
     result = run("grade", T.LAB, source, "--out", tmp_path / "out", "--roster", roster, "--seed", "12", check=False)
     assert result.returncode == 2, result.stdout + result.stderr
     assert "none of the file ids" in result.stderr.lower() and "is this the Canvas user id" in result.stderr

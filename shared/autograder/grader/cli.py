@@ -90,9 +90,9 @@ def _parser() -> argparse.ArgumentParser:
     term.add_argument("--lms-timezone", default=None, metavar="ZONE",
                       help="zone of the times the LMS writes without one (Moodle's worksheet), e.g. Europe/Berlin "
                            "(default: the offset of --due)")
-    term.add_argument("--submission-times", type=Path, default=None, metavar="FILE",
-                      help="hand-in times: Canvas's /api/v1/courses/C/assignments/A/submissions answer (JSON), or "
-                           "a CSV student,submitted_at; kept for later runs")
+    term.add_argument("--submission-times", action="append", type=Path, default=[], metavar="FILE",
+                      help="hand-in times: Canvas's /api/v1/courses/C/assignments/A/submissions answer (JSON; "
+                           "repeat for each page), or a CSV student,submitted_at; kept for later runs")
     term.add_argument("--extra", action="append", type=Path, default=[], metavar="FOLDER",
                       help="a folder of <student>.ipynb handed in outside the LMS (kept; its files count instead of "
                            "the LMS's). A notebook given as a PATH next to a download is such a file too")

@@ -12,7 +12,7 @@ def grade(args, options) -> int:
         options, roster=args.roster, layout=args.layout, due=args.due, late_per_day=args.late_per_day,
         late_cap=args.late_cap, overrides=list(args.overrides), drop_overrides=list(args.drop_overrides),
         penalise_forbidden=args.penalise_forbidden, lms_timezone=args.lms_timezone,
-        submission_times=args.submission_times, extra=list(args.extra), drop_extra=list(args.drop_extra),
+        submission_times=list(args.submission_times), extra=list(args.extra), drop_extra=list(args.drop_extra),
         allow_unmatched=args.allow_unmatched))
     print(result.summary())
     print(f"Gradebook: {args.out / 'grades.json'}, {args.out / 'grades.csv'}, {args.out / 'feedback'}/; "

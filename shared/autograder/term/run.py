@@ -37,7 +37,7 @@ class TermOptions:
     drop_overrides: list[str] = field(default_factory=list)
     penalise_forbidden: bool | None = None
     lms_timezone: str | None = None
-    submission_times: Path | None = None
+    submission_times: list[Path] = field(default_factory=list)  # every page of Canvas's answer, or CSVs
     extra: list[Path] = field(default_factory=list)  # folders of <student>.ipynb handed in outside the LMS
     drop_extra: list[str] = field(default_factory=list)
     allow_unmatched: bool = False
@@ -77,8 +77,8 @@ class _Plan:
     class_list: roster.Roster | None
     roster_data: bytes | None
     overrides: list[dict]  # kept entries, each with "read" (where to read it now) and "data" when new
-    times_entry: dict | None
-    times_data: bytes | None
+    times_entries: list[dict]
+    times_data: list[bytes] | None
     dropped_extra: list[dict]
 
 
@@ -163,15 +163,17 @@ def _plan(options: TermOptions, spec, saved: dict) -> _Plan:
         if not Path(entry["read"]).is_file():
             raise UsageError(f"overrides {names.shown(entry['read'])}: no such file")
 
-    # submission times
-    times_entry, times_data = saved.get("times"), None
-    if options.submission_times is not None:
-        times_data = _read_instructor_file(options.submission_times, "--submission-times", MAX_TIMES_BYTES)
-        times_entry = {"file": "submission-times", "from": _origin(options.submission_times)}
-        changes.append(f"submission times: {names.shown(options.submission_times)}"
-                       + (" replaces the kept file" if saved.get("times") else ", kept for later runs"))
-    settings["times"] = times_entry
-
+    # submission times: the files given now replace the kept ones (several: every page of Canvas's answer)
+    times_entries, times_data = saved.get("times") or [], None
+    if isinstance(times_entries, dict):  # a single kept file (this version's first shape)
+        times_entries = [times_entries]
+    if options.submission_times:
+        times_data = [_read_instructor_file(p, "--submission-times", MAX_TIMES_BYTES) for p in options.submission_times]
+        times_entries = [{"file": f"submission-times-{n}", "from": _origin(p)}
+                         for n, p in enumerate(options.submission_times)]
+        changes.append("submission times: " + ", ".join(names.shown(p) for p in options.submission_times)
+                       + (" replace the kept file(s)" if saved.get("times") else ", kept for later runs"))
+    settings["times"] = times_entries
     # files handed in outside the LMS
     extra_files = list(saved.get("extra_files", []))
     extra_folders = list(saved.get("extra_folders", []))
@@ -202,7 +204,7 @@ def _plan(options: TermOptions, spec, saved: dict) -> _Plan:
             changes.append(f"extra folder: {names.shown(folder)}, kept for later runs")
     settings["extra_files"], settings["extra_folders"] = extra_files, extra_folders
     settings["overrides"] = [{k: v for k, v in e.items() if k not in ("read", "data")} for e in entries]
-    return _Plan(settings, changes, class_list, roster_data, entries, times_entry, times_data, dropped)
+    return _Plan(settings, changes, class_list, roster_data, entries, times_entries, times_data, dropped)
 
 
 def _check_seed(options: TermOptions, spec, saved: dict, plan: _Plan):
@@ -242,14 +244,15 @@ def grade_term(options: TermOptions) -> TermResult:
     zone = time_files.zone_named(settings["lms_timezone"]) if settings["lms_timezone"] else \
         (policy.due.tzinfo if policy.due is not None else timezone.utc)
     given_times = None
-    if plan.times_entry is not None:
-        data = plan.times_data if plan.times_data is not None else \
-            _read_instructor_file(kept / plan.times_entry["file"], "kept submission times", MAX_TIMES_BYTES)
+    for index, entry in enumerate(plan.times_entries):
+        data = plan.times_data[index] if plan.times_data is not None else \
+            _read_instructor_file(kept / entry["file"], "kept submission times", MAX_TIMES_BYTES)
         try:
-            form, given_times = time_files.read_times(data, zone)
+            form, found = time_files.read_times(data, zone)
         except time_files.TimesError as error:
-            raise UsageError(f"--submission-times {names.shown(plan.times_entry['from'])}: {error}") from None
-        plan.times_entry["form"] = form
+            raise UsageError(f"--submission-times {names.shown(entry['from'])}: {error}") from None
+        entry["form"] = form
+        given_times = {**(given_times or {}), **found}
     seed = _check_seed(options, spec, saved, plan)
     if class_list:
         unknown = sorted(engine.regrade_students - set(class_list.ids()))
@@ -372,7 +375,10 @@ def _keep(out: Path, options: TermOptions, plan: _Plan, taken: intake_stage.Inta
             stale.unlink()
     settings["overrides"] = [{k: v for k, v in e.items() if k not in ("read", "data")} for e in plan.overrides]
     if plan.times_data is not None:
-        state.keep_copy(out, plan.times_entry["file"], plan.times_data)
+        for stale in state.state_dir(out).glob("submission-times*"):
+            stale.unlink()
+        for entry, data in zip(plan.times_entries, plan.times_data):
+            state.keep_copy(out, entry["file"], data)
     for entry in plan.dropped_extra:
         state.remove(out, entry["file"])
     # notebooks given by themselves this run, that named a student: kept (one per student, the latest given)

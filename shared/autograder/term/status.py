@@ -40,9 +40,10 @@ def status_text(out: Path) -> str:
         count = entry.get("lines")
         lines.append(f"  {names.shown(entry.get('name') or entry.get('file'))}"
                      + (f": {count} lines" if count is not None else "") + f", from {names.shown(entry.get('from'))}")
-    times = settings.get("times")
-    lines.append(f"Submission times: {names.shown(times.get('from'))} ({times.get('form', '?')})" if times
-                 else "Submission times: none")
+    times = settings.get("times") or []
+    times = [times] if isinstance(times, dict) else times
+    lines.append("Submission times: " + (", ".join(f"{names.shown(t.get('from'))} ({t.get('form', '?')})"
+                                                   for t in times) or "none"))
     lines.append("Sources of the last run:")
     for source in settings.get("sources") or []:
         lines.append(f"  {source.get('path')}: {source.get('kind')}, {source.get('layout')} layout")
