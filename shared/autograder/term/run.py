@@ -18,7 +18,7 @@ from ..grader import gradebook
 from ..grader.batch import Options, resolve_seed, run_batch
 from ..grader.submissions import Submission as EngineSubmission, UsageError
 from ..labs import LAB_IDS, UnknownLab, get_lab
-from . import analysis, book, handgrading, intake as intake_stage, lateness, layouts, names, overrides, roster, state
+from . import analysis, book, files, handgrading, intake as intake_stage, lateness, layouts, names, overrides, roster, state
 from . import times as time_files
 from .state import is_term, load_analysis  # noqa: F401 - the class report and the command line read them here
 
@@ -387,8 +387,10 @@ def _keep(out: Path, options: TermOptions, plan: _Plan, taken: intake_stage.Inta
     for path, student in sorted(taken.extras_matched.items()):
         if path not in given:
             continue
-        data = Path(path).read_bytes() if Path(path).is_file() else None
-        if data is None:
+        try:  # a student's file: regular only, never through a link, bounded (files.py)
+            data = files.read_regular(Path(path), None, options.engine.max_bytes)
+        except files.Refused as refused:
+            plan.changes.append(f"extra: {names.shown(path)} not kept ({refused})")
             continue
         name = f"extra/{names.ident(student).replace('/', '_')[:80]}.ipynb"
         for old in [e for e in extra_files if e["student"] == student]:
