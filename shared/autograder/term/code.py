@@ -207,9 +207,11 @@ def forbidden_uses(cells: list[str], exercise_id: str, forbidden: tuple[str, ...
 
 
 def tokens(text: str) -> list[str]:
+    """The tokens of normalised code for the similarity groups (linear; any failure: its words)."""
+    text = text[:MAX_SOURCE]
     try:
         return [tok.string for tok in tokenize.generate_tokens(io.StringIO(text).readline)
                 if tok.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT,
                                     tokenize.COMMENT, tokenize.ENDMARKER)]
-    except (tokenize.TokenError, IndentationError, SyntaxError):
+    except Exception:  # noqa: BLE001 - student code: never a crashed report
         return text.split()
