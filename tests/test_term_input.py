@@ -456,3 +456,18 @@ def test_an_unknown_time_under_a_due_date_is_flagged_and_on_time():
     assert lateness.assess(lateness.Policy(), 0, None, False).time_unknown is False  # no due date: nothing to know
     canvas_on_time = lateness.assess(policy, 0, None, False, "canvas_flag")
     assert (canvas_on_time.time_unknown, canvas_on_time.time_source) == (False, "canvas_flag")
+
+
+def test_state_kept_by_the_previous_version_is_read(tmp_path):
+    """A gradebook graded before this version: its roster, overrides and seed fingerprint are not lost."""
+    from autograder.term import state
+
+    folder = state.state_dir(tmp_path)
+    folder.mkdir(parents=True)
+    (folder / "settings.json").write_text(json.dumps({"layout": "canvas", "due": None, "roster": True,
+                                                      "overrides": ["overrides-0.csv"], "penalise_forbidden": False}))
+    (tmp_path / "grades.json").write_text(json.dumps({"seed_fingerprint": "0449a3b066df", "seed_source": "--seed"}))
+    kept = state.load(tmp_path)
+    assert kept["roster"]["file"] == "roster.csv" and kept["layout"] == "canvas"
+    assert [(e["file"], e["legacy"]) for e in kept["overrides"]] == [("overrides-0.csv", True)]
+    assert (kept["seed_fingerprint"], kept["seed_source"]) == ("0449a3b066df", "--seed")

@@ -136,6 +136,11 @@ def _plan(options: TermOptions, spec, saved: dict) -> _Plan:
 
     # overrides accumulate: a file given again is read again, a new one is added, only --drop-overrides removes
     entries = [dict(e, read=kept / e["file"]) for e in saved.get("overrides", [])]
+    legacy = [e for e in entries if e.get("legacy")]
+    if legacy and options.overrides:
+        entries = [e for e in entries if not e.get("legacy")]
+        changes.append(f"overrides: the {len(legacy)} file(s) kept by an older version (which did not keep where "
+                       "they came from) are replaced by the ones given, as that version did")
     for text in options.drop_overrides:
         target = _origin(Path(text))
         found = [e for e in entries if e["from"] == target or e.get("name") == text or e["file"] == text]

@@ -47,7 +47,8 @@ def load(out: Path) -> dict:
         settings = dict(settings)
         settings["roster"] = {"file": "roster.csv", "from": "roster.csv", "format": None, "count": None} \
             if settings.get("roster") is True else None
-        settings["overrides"] = [{"file": name, "from": name, "name": name, "lines": None}
+        # where they came from was not kept: a run that gives --overrides replaces them, as that version did
+        settings["overrides"] = [{"file": name, "from": name, "name": name, "lines": None, "legacy": True}
                                  for name in settings.get("overrides", []) if isinstance(name, str)]
         book = _read_json(out / "grades.json")
         if isinstance(book, dict) and book.get("seed_fingerprint"):
