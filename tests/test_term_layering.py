@@ -18,7 +18,7 @@ INTAKE = {"names", "files", "sources", "layouts", "roster", "identity", "times",
           "lms.moodle"}
 BOOK = {"analysis", "code", "handgrading", "lateness", "overrides", "book", "similarity", "state"}
 OUTPUTS = {"export", "report"}
-ORCHESTRATION = {"run", "cli", "status"}
+ORCHESTRATION = {"run", "cli", "status", "kept", "summary"}
 INTAKE_MAY_USE_OF_THE_ENGINE = {"autograder.grader", "autograder.grader.sanitize", "autograder.grader.submissions",
                                 "autograder.grader.submissions.UsageError", "autograder.grader.submissions.MAX_BYTES"}
 
