@@ -1,7 +1,7 @@
 """`grade` for a term, as one pipeline: intake -> engine -> book -> files.
 
 1. What the instructor wrote (roster, policy, overrides, times, the kept state) is
-   checked before anything is written (state.py keeps it between runs).
+   checked before anything is written (kept.py; state.py keeps it between runs).
 2. The intake (intake.py) turns the LMS's files and the roster into clean people and
    submissions: the one place where names are cleaned and student files opened.
 3. The engine (grader.batch) grades those submissions in its sandbox.
