@@ -375,8 +375,10 @@ def test_canvas_submission_times_give_per_day_penalties(terms, tmp_path):
     assert "Canvas's download carries no submission times" not in again.stdout
 
 
-def test_an_emailed_resubmission_counts_and_is_kept(terms, tmp_path):
-    term, out, _, source, work = terms["canvas"]
+def test_files_from_outside_the_lms_count_and_are_kept(terms, tmp_path):
+    """An emailed resubmission given next to the zip, and a kept --extra folder: each counts instead of the
+    LMS's file, a later run of the zip alone keeps both, --drop-extra goes back to the LMS's."""
+    term, out, _, source, _ = terms["canvas"]
     s = term.students[2]  # handed in a wrong triangle through Canvas, then emailed a fixed notebook
     emailed = tmp_path / "email" / f"{s.student}.ipynb"
     emailed.parent.mkdir()
@@ -389,13 +391,25 @@ def test_an_emailed_resubmission_counts_and_is_kept(terms, tmp_path):
     assert row["file"].endswith(f"{s.student}.ipynb") and row["superseded"][0].endswith("_lab01_masks.ipynb")
     assert "outside the LMS" in " ".join(row["notes"])
     emailed.unlink()  # the instructor's copy is gone: the term kept its own
-    again = run("grade", T.LAB, source, "--out", out, *policy())  # the zip alone, as every week
-    assert "0 graded now" in again.stdout
-    assert (rows(out)[s.student]["score"], rows(out)[s.student]["source"]) == (T.MAX, "extra")
-    dropped = run("grade", T.LAB, source, "--out", out, "--drop-extra", s.student, *policy())
+
+    other = next(x for x in term.students if x.variant == "full" and not x.earlier and not x.late_days)
+    folder = tmp_path / "emailed"
+    folder.mkdir()
+    (folder / f"{other.lms_id}.ipynb").write_text(json.dumps(T.notebook("full")))  # named by the Canvas id
+    again = run("grade", T.LAB, source, "--out", out, "--extra", folder, *policy())  # the zip alone, and a folder
+    assert "0 graded now" in again.stdout  # the kept copy and the folder's notebook: records reused
+    found = rows(out)
+    assert (found[s.student]["score"], found[s.student]["source"]) == (T.MAX, "extra")
+    assert (found[other.student]["source"], found[other.student]["file"]) == \
+        ("extra", f"{folder}: {other.lms_id}.ipynb")
+    assert f"--extra folder: {folder}" in run("status", out).stdout
+
+    dropped = run("grade", T.LAB, source, "--out", out, "--drop-extra", s.student, "--drop-extra", folder, *policy())
     assert f"extra: dropped the file {s.student}.ipynb of {s.student}" in dropped.stdout
-    assert rows(out)[s.student]["score"] == T.expected_row(s, "canvas_times")["score"]
-    assert rows(out)[s.student]["source"] == "lms"
+    found = rows(out)
+    assert (found[s.student]["score"], found[s.student]["source"]) == \
+        (T.expected_row(s, "canvas_times")["score"], "lms")
+    assert found[other.student]["source"] == "lms"
 
 
 def test_another_seed_or_none_is_refused_and_names_the_kept_one(terms):
@@ -437,11 +451,10 @@ def test_overrides_accumulate_and_are_dropped_only_when_asked(terms):
     found = rows(out)
     assert found[late]["late_days"] == MOODLE_LATE[late]  # the first file still applies
     assert found[fixed.student]["exercises"]["causal_mask"]["points"] == 1.0
-    again = run("grade", T.LAB, source, "--out", out, "--overrides", work / "late.csv", *policy())
-    assert "late.csv read again" in again.stdout
-    assert rows(out)[fixed.student]["exercises"]["causal_mask"]["points"] == 1.0  # not replaced by late.csv
-    dropped = run("grade", T.LAB, source, "--out", out, "--drop-overrides", work / "late.csv", *policy())
-    assert "overrides: dropped late.csv" in dropped.stdout
+    # a TA gives one file again and drops the other: only what is said changes, and it is said
+    again = run("grade", T.LAB, source, "--out", out, "--overrides", work / "regrade.csv", "--drop-overrides",
+                work / "late.csv", *policy())
+    assert "regrade.csv read again" in again.stdout and "overrides: dropped late.csv" in again.stdout
     found = rows(out)
     assert (found[late]["late"], found[late]["score"]) == (False, T.MAX)
     assert found[fixed.student]["exercises"]["causal_mask"]["points"] == 1.0
