@@ -4,8 +4,8 @@ An entry's claims (layouts.py) come only from what the LMS wrote: Canvas's
 user id and name, Moodle's participant id and full name, nbgrader's student
 folder, a flat file's stem. The rules:
 - a claim of an LMS id is looked up in the roster's lms_id column (when the roster has
-  one; a roster without lms_ids but with names, such as Moodle's participants download,
-  is matched by the name alone; else by the student id);
+  one); Moodle's participants download, which has no participant ids, is matched by the
+  name alone; a roster without lms_ids by the student id, else by the name;
 - when the roster knows the student's name and the LMS wrote one, they must be the same
   person's (names.same_person), else the file is refused as `name_mismatch`;
 - a flat stem or an nbgrader folder names the student whose id or lms_id it is;
@@ -34,9 +34,10 @@ def _rows(claim: Claim, roster: Roster) -> list[Student]:
     if claim.kind == "lms_id":
         if roster.has_lms_ids:
             return [s for s in roster.students if s.lms_id == claim.key]
-        if roster.has_names and claim.name and not claim.blind:
-            return [s for s in roster.students if s.name and names.same_person(claim.name, s.name)]
-        return [s for s in roster.students if s.student == claim.key]
+        by_id = [] if roster.format == "moodle_participants" else [s for s in roster.students if s.student == claim.key]
+        # Moodle's participants download has no participant ids (its ID numbers are no LMS ids): by name
+        return by_id or [s for s in roster.students if s.name and claim.name and not claim.blind
+                         and names.same_person(claim.name, s.name)]
     return [s for s in roster.students if claim.key in (s.student, s.lms_id)]
 
 
