@@ -471,3 +471,18 @@ def test_state_kept_by_the_previous_version_is_read(tmp_path):
     assert kept["roster"]["file"] == "roster.csv" and kept["layout"] == "canvas"
     assert [(e["file"], e["legacy"]) for e in kept["overrides"]] == [("overrides-0.csv", True)]
     assert (kept["seed_fingerprint"], kept["seed_source"]) == ("0449a3b066df", "--seed")
+
+
+def test_a_roster_without_lms_ids_matches_by_student_id_then_by_name(tmp_path):
+    from autograder.term import identity
+
+    parsed = layouts.parse(items("doejo_77_1001_lab01.ipynb"), "canvas", "lab01")
+    by_id = tmp_path / "by_id.csv"
+    by_id.write_text("student,name\n77,Jo Doe\n88,Al Roe\n")
+    by_name = tmp_path / "by_name.csv"
+    by_name.write_text('student,name\ns1,"Doe, Jo"\ns2,Al Roe\n')
+    assert identity.decide(parsed.entries[0], roster.load(by_id)).student == "77"
+    assert identity.decide(parsed.entries[0], roster.load(by_name)).student == "s1"
+    other = tmp_path / "other.csv"
+    other.write_text("student,name\n77,Al Roe\n")  # the id is on the roster, with another person's name
+    assert identity.decide(parsed.entries[0], roster.load(other)).problem == "name_mismatch"
