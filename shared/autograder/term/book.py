@@ -50,9 +50,9 @@ class Person:
     email: str = ""
     lms_id: str = ""
     extension_days: float = 0.0
-    section: str = ""
-    login: str = ""
-    lms_display_name: str = ""
+    section: str = ""  # the LMS's section (Canvas "Section"), for the report and the exports
+    login: str = ""  # the LMS's login (Canvas "SIS Login ID"), not the email
+    lms_display_name: str = ""  # the name as the LMS writes it (Canvas: "Last, First")
 
 
 @dataclass
@@ -141,7 +141,6 @@ def build(ctx: Context, person: Person, record: dict | None, meta: dict) -> Buil
     row.update({
         "name": person.name, "email": person.email, "lms_id": person.lms_id, "lms_name": meta.get("lms_name") or "",
         "section": person.section, "login": person.login, "lms_display_name": person.lms_display_name,
-        "time_source": assessed.time_source, "time_unknown": assessed.time_unknown,
         "exercises": exercises, "hand_graded": hand,
         "raw_score": round(raw, 4), "late": assessed.late, "late_days": assessed.late_days,
         "penalty_percent": assessed.penalty_percent, "penalty": penalty, "score": score,
@@ -150,8 +149,10 @@ def build(ctx: Context, person: Person, record: dict | None, meta: dict) -> Buil
         "forbidden": {k: v for k, v in sorted(forbidden.items()) if v},
         "overrides": [{"exercise": o.exercise, "points": o.points, "reason": o.reason} for o in applied],
         "notes": [note.get(lang) or note[i18n.DEFAULT_LANG] for note in notes],
-        **(meta.get("fields") or {}),  # what the intake knows of the hand-in (source, look-alike ids...)
     })
+    # where the hand-in's time came from, and what the intake knows of it (its source, look-alike ids...)
+    row.update({"time_source": assessed.time_source, "time_unknown": assessed.time_unknown,
+                **(meta.get("fields") or {})})
     markdown, html_text = _feedback(ctx, record, row, notes, lang)
     return Built(row, markdown, html_text)
 
@@ -224,7 +225,8 @@ def unmatched_csv(book: dict) -> str:
     writer = csv.writer(stream, lineterminator="\n")
     writer.writerow(["kind", "lms_key", "name", "file"])
     for item in book["unknown_student"]:
-        kind = {"ambiguous": "ambiguous_owner", "name_mismatch": "name_mismatch"}.get(item.get("reason"), "unknown_student")
+        kind = {"ambiguous": "ambiguous_owner", "name_mismatch": "name_mismatch"}.get(item.get("reason"),
+                                                                                      "unknown_student")
         writer.writerow([kind, _text(item["key"]), _text(item["name"]), _text(item["file"])])
     for kind in ("unparsed", "refused", "junk"):
         for text in book[kind]:
