@@ -283,9 +283,8 @@ def test_moodle_export_identifier_grade_feedback(terms, tmp_path):
     assert grades == {s.email: T.expected_row(s, "moodle", MOODLE_LATE)["score"] for s in term.students}
     with zipfile.ZipFile(tmp_path / "moodle-feedback.zip") as bundle:
         names = bundle.namelist()
-    first = term.students[1]
-    full_name = f"{first.name.split(', ')[1]} {first.name.split(', ')[0]}"
-    assert f"{full_name}_{first.lms_id}_assignsubmission_file_feedback.html" in names
+    first = term.students[1]  # named as Moodle's download names them (its fullnamedisplay: Last, First)
+    assert f"{first.moodle_name}_{first.lms_id}_assignsubmission_file_feedback.html" in names
 
 
 def test_plain_csv_export(terms, tmp_path):

@@ -103,9 +103,10 @@ class Student:
         return self.name.split(", ")[0]
 
     @property
-    def full_name(self) -> str:
-        """Moodle's fullname(): First Last."""
-        return f"{self.first} {self.last}"
+    def moodle_name(self) -> str:
+        """Moodle's fullname() on a site whose fullnamedisplay is `lastname, firstname`: `Last, First`
+        (the worksheet's Full name and the download's names are both written so)."""
+        return f"{self.last}, {self.first}"
 
 
 @dataclass
@@ -195,7 +196,7 @@ def moodle_zip(term: Term, path: Path, form: str = "folders") -> None:
         for s in term.students:
             if s.variant is None:
                 continue
-            folder = prefix(s.full_name, s.lms_id)
+            folder = prefix(s.moodle_name, s.lms_id)
             if s.earlier:
                 write(folder, "lab01_masks.ipynb", _json(s.earlier), 1)
                 write(folder, "lab01_masks (1).ipynb", _json(s.variant), 30)
@@ -203,7 +204,7 @@ def moodle_zip(term: Term, path: Path, form: str = "folders") -> None:
                 write(folder, "lab01_masks.ipynb", _json(s.variant), 5)
         if form == "flat":
             attacker, victim = term.students[ATTACKER], term.students[VICTIM]
-            write(prefix(attacker.full_name, attacker.lms_id), f"x_{victim.lms_id}_assignsubmission_file_lab01.ipynb",
+            write(prefix(attacker.moodle_name, attacker.lms_id), f"x_{victim.lms_id}_assignsubmission_file_lab01.ipynb",
                   _json("blank"), 40)
         for lms_id, name in term.unknown:
             write(prefix(name, lms_id), "lab01.ipynb", _json("full"), 5)
@@ -235,7 +236,7 @@ def _csv_text(rows: list[list[str]]) -> str:
     return stream.getvalue()
 
 
-ASSIGNMENT = "Lab 01: Masks (48211)"
+ASSIGNMENT = "Lab 01 (123456)"  # title_with_id, as the export names the lab's column
 
 
 def canvas_gradebook_csv(term: Term) -> str:
@@ -268,7 +269,7 @@ def moodle_worksheet_csv(term: Term) -> str:
         status = "Submitted for grading" if handed else "No submission"
         if s.extension_days:  # Moodle's "Grant extension": a date, in the Status cell
             status += " Extension granted until: " + moodle_date(DUE_TIME + timedelta(days=s.extension_days))
-        rows.append([f"Participant {s.lms_id}", s.full_name, s.student, s.email, status, "", "10.00", "Yes",
+        rows.append([f"Participant {s.lms_id}", s.moodle_name, s.student, s.email, status, "", "10.00", "Yes",
                      moodle_date(hand_in_time(s)) if handed else "-", "", "-", ""])
     return _csv_text(rows)
 
