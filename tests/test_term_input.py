@@ -202,8 +202,9 @@ def test_groups_identical_and_near():
     c = code.graded_code([OTHER], ["causal_mask"])
     near = code.graded_code([OTHER.replace('float("-inf")', 'float("-inf") * 1.0')], ["causal_mask"])
     found = similarity.groups({"s1": a, "s2": b, "s3": c, "s4": near, "s5": a, "s6": a})
-    assert {"kind": "identical", "students": ["s1", "s2", "s5", "s6"], "exercises": ["causal_mask"]} in found
-    assert {"kind": "near", "students": ["s3", "s4"], "exercises": ["causal_mask"]} in found
+    shapes = [{key: group[key] for key in ("kind", "students", "exercises")} for group in found]  # (and any score)
+    assert {"kind": "identical", "students": ["s1", "s2", "s5", "s6"], "exercises": ["causal_mask"]} in shapes
+    assert {"kind": "near", "students": ["s3", "s4"], "exercises": ["causal_mask"]} in shapes
     assert len(found) == 2
 
 
@@ -354,3 +355,135 @@ def test_a_folder_without_any_submission_is_an_error_not_a_class_of_missing(tmp_
     error = refused_call(capsys, "lab01", empty, "--out", tmp_path / "out", "--roster", roster_path, "--layout", "canvas")
     assert "no submissions found" in error and "as the canvas layout" in error and "1 other files" in error
     assert not (tmp_path / "out" / "grades.json").exists()
+
+
+# ---------------------------------------------------------------- rosters as the LMS gives them
+def test_canvas_export_variants(tmp_path):
+    """`;` as Canvas writes it in some locales, LastName/FirstName columns, a name quoted against formulas,
+    a "Manual Posting" row, both spellings of Points Possible, the test student left out."""
+    path = tmp_path / "export.csv"
+    path.write_text("\ufeffLastName;FirstName;ID;SIS User ID;SIS Login ID;Section;Lab 1 (11);Current Score\n"
+                    ";;;;;;Manual Posting;\n"
+                    "    Points Possible;;;;;;10.00;(read only)\n"
+                    "Points Possible;;;;;;10.00;(read only)\n"
+                    "=\"=Doe\";Jo;77;s77;jdoe;A and B;5;50\n"
+                    "Roe;Al;88;;aroe@uni.example;B;;\n"
+                    "Student;Test;99;;x1y2;A;;\n", encoding="utf-8")
+    loaded = roster.load(path)
+    assert loaded.format == "canvas" and loaded.lms_columns == ["Lab 1 (11)"]
+    assert [(s.student, s.name, s.lms_id, s.login, s.email, s.section) for s in loaded.students] == [
+        ("s77", "=Doe, Jo", "77", "jdoe", "", "A and B"),
+        ("88", "Roe, Al", "88", "aroe@uni.example", "aroe@uni.example", "B")]
+    assert loaded.skipped == ["line 7: Canvas's test student (Student, Test)"]
+
+
+def test_moodle_worksheet_and_participants(tmp_path):
+    worksheet = tmp_path / "worksheet.csv"
+    worksheet.write_text(
+        "Identifier,Full name,ID number,Email address,Status,Grade,Maximum Grade,Grade can be changed,"
+        "Last modified (submission),Online text,Last modified (grade),Feedback comments\n"
+        "Participant 1783408,Amelia Clarke,s1,ac@x,\"Submitted for grading Extension granted until: Sunday, 13 "
+        "December 2026, 11:59 PM\",,10.00,Yes,\"Friday, 11 December 2026, 9:05 AM\",,-,\n"
+        "Participant 12,Bo Li,,bl@x,No submission,,10.00,Yes,-,,-,\n")
+    loaded = roster.load(worksheet)
+    assert loaded.format == "moodle_worksheet"
+    assert [(s.student, s.name, s.lms_id, s.email, s.submitted, s.extension_until) for s in loaded.students] == [
+        ("s1", "Amelia Clarke", "1783408", "ac@x", "Friday, 11 December 2026, 9:05 AM",
+         "Sunday, 13 December 2026, 11:59 PM"),
+        ("bl@x", "Bo Li", "12", "bl@x", "-", None)]
+    participants = tmp_path / "participants.csv"
+    participants.write_text("First name,Last name,ID number,Email address\nAmelia,Clarke,s1,ac@x\nBo,Li,,bl@x\n")
+    loaded = roster.load(participants)
+    assert loaded.format == "moodle_participants" and not loaded.has_lms_ids
+    assert [(s.student, s.name) for s in loaded.students] == [("s1", "Amelia Clarke"), ("bl@x", "Bo Li")]
+
+
+def test_an_unknown_header_names_the_formats(tmp_path):
+    path = tmp_path / "roster.csv"
+    path.write_text("Name,Matrikel\nJo,1\n")
+    with pytest.raises(UsageError) as error:
+        roster.load(path)
+    assert "Canvas's gradebook export" in str(error.value) and "Moodle's grading worksheet" in str(error.value)
+
+
+# ---------------------------------------------------------------- times as the LMS writes them
+@pytest.mark.parametrize("text, iso", [
+    ("Tuesday, 10 December 2026, 11:59 PM", "2026-12-10T23:59:00+01:00"),
+    ("Friday, 11 December 2026, 12:05 AM", "2026-12-11T00:05:00+01:00"),  # 12 AM is midnight
+    ("Friday, 11 December 2026, 12:05 PM", "2026-12-11T12:05:00+01:00"),  # 12 PM is noon
+    ("Friday, 5 June 2026, 9:05 AM", "2026-06-05T09:05:00+02:00"),  # summer time in the zone
+    ("2026-12-10T23:00:00Z", "2026-12-10T23:00:00+00:00"),
+])
+def test_moodle_worksheet_dates(text, iso):
+    from zoneinfo import ZoneInfo
+
+    from autograder.term import times
+
+    assert times.parse_moodle_date(text, ZoneInfo("Europe/Berlin")).isoformat() == iso
+
+
+@pytest.mark.parametrize("text", ["-", "", "Dienstag, 10. Dezember 2026, 23:59", "Friday, 31 February 2026, 9:05 AM",
+                                  "Friday, 11 December 2026, 13:05 PM"])
+def test_moodle_dates_that_are_no_time(text):
+    from datetime import timezone
+
+    from autograder.term import times
+
+    assert times.parse_moodle_date(text, timezone.utc) is None
+
+
+def test_submission_times_files():
+    from datetime import timezone
+
+    from autograder.term import times
+
+    api = ('while(1);[{"user_id": 77, "submitted_at": "2026-12-11T10:00:00Z"}, {"user_id": 88, "submitted_at": null},'
+           '{"user_id": 99, "submissions": []}]')
+    form, found = times.read_times(api.encode(), timezone.utc)
+    assert form == "canvas_api" and {k: v.isoformat() for k, v in found.items()} == {"77": "2026-12-11T10:00:00+00:00"}
+    grouped = '[{"user_id": 5, "submissions": [{"user_id": 5, "submitted_at": "2026-12-09T10:00:00Z"}]}]'
+    assert list(times.read_times(grouped.encode(), timezone.utc)[1]) == ["5"]
+    form, found = times.read_times(b"student,submitted_at\ns1,2026-12-11T10:00:00\ns2,\n", timezone.utc)
+    assert form == "csv" and {k: v.isoformat() for k, v in found.items()} == {"s1": "2026-12-11T10:00:00+00:00"}
+    with pytest.raises(times.TimesError):
+        times.read_times(b"who,when\n", timezone.utc)
+
+
+def test_an_unknown_time_under_a_due_date_is_flagged_and_on_time():
+    policy = lateness.Policy(lateness.parse_due("2026-12-10T23:59:00+01:00"), 10, 100)
+    assessed = lateness.assess(policy, 0, None, False)
+    assert (assessed.late, assessed.penalty_percent, assessed.time_unknown, assessed.note) == \
+        (False, 0.0, True, "term.note.time_unknown")
+    assert lateness.assess(lateness.Policy(), 0, None, False).time_unknown is False  # no due date: nothing to know
+    canvas_on_time = lateness.assess(policy, 0, None, False, "canvas_flag")
+    assert (canvas_on_time.time_unknown, canvas_on_time.time_source) == (False, "canvas_flag")
+
+
+def test_state_kept_by_the_previous_version_is_read(tmp_path):
+    """A gradebook graded before this version: its roster, overrides and seed fingerprint are not lost."""
+    from autograder.term import state
+
+    folder = state.state_dir(tmp_path)
+    folder.mkdir(parents=True)
+    (folder / "settings.json").write_text(json.dumps({"layout": "canvas", "due": None, "roster": True,
+                                                      "overrides": ["overrides-0.csv"], "penalise_forbidden": False}))
+    (tmp_path / "grades.json").write_text(json.dumps({"seed_fingerprint": "0449a3b066df", "seed_source": "--seed"}))
+    kept = state.load(tmp_path)
+    assert kept["roster"]["file"] == "roster.csv" and kept["layout"] == "canvas"
+    assert [(e["file"], e["legacy"]) for e in kept["overrides"]] == [("overrides-0.csv", True)]
+    assert (kept["seed_fingerprint"], kept["seed_source"]) == ("0449a3b066df", "--seed")
+
+
+def test_a_roster_without_lms_ids_matches_by_student_id_then_by_name(tmp_path):
+    from autograder.term import identity
+
+    parsed = layouts.parse(items("doejo_77_1001_lab01.ipynb"), "canvas", "lab01")
+    by_id = tmp_path / "by_id.csv"
+    by_id.write_text("student,name\n77,Jo Doe\n88,Al Roe\n")
+    by_name = tmp_path / "by_name.csv"
+    by_name.write_text('student,name\ns1,"Doe, Jo"\ns2,Al Roe\n')
+    assert identity.decide(parsed.entries[0], roster.load(by_id)).student == "77"
+    assert identity.decide(parsed.entries[0], roster.load(by_name)).student == "s1"
+    other = tmp_path / "other.csv"
+    other.write_text("student,name\n77,Al Roe\n")  # the id is on the roster, with another person's name
+    assert identity.decide(parsed.entries[0], roster.load(other)).problem == "name_mismatch"

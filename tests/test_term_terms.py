@@ -2,11 +2,17 @@
 
 Each term has non-submitters, resubmissions, late and extended students,
 wrong-lab files, students not on the roster, an unparseable file name and an
-identical pair. The expected gradebook comes from how the term was built
-(corpus/term.py), and is compared row by row.
+identical pair. Each LMS's own files are the input: Canvas's gradebook export
+as the roster with its zip, Moodle's grading worksheet (hand-in times
+included) with its zip, nbgrader's folder with a CSV roster. The expected
+gradebook comes from how the term was built (corpus/term.py), and is compared
+row by row. Later tests rerun these gradebooks (other Moodle zip forms and
+rosters, Canvas's submission times, an emailed file, kept overrides): every
+record is reused, so a rerun costs seconds.
 """
 import csv
 import json
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -17,47 +23,52 @@ import pytest
 from corpus import term as T
 
 ROOT = Path(__file__).resolve().parents[1]
-MOODLE_LATE = {}  # Moodle's download carries no time: the instructor's late_days overrides say who was late
+MOODLE_LATE = {}  # late_days overrides of the Moodle term (one on-time student excused... made late by hand)
 
 
-def run(*args):
+def run(*args, check=True):
     result = subprocess.run([sys.executable, "-m", "autograder", *map(str, args)], cwd=ROOT, capture_output=True,
                             text=True, timeout=600)
-    assert result.returncode == 0, result.stdout + result.stderr
+    if check:
+        assert result.returncode == 0, result.stdout + result.stderr
     return result
 
 
-def policy():
-    return ["--due", T.DUE, "--late-per-day", T.PER_DAY, "--late-cap", T.CAP, "--jobs", "2", "--seed", "12",
+def policy(seed="12"):
+    return ["--due", T.DUE, "--late-per-day", T.PER_DAY, "--late-cap", T.CAP, "--jobs", "2", "--seed", seed,
             "--quiet"]
 
 
 @pytest.fixture(scope="module")
 def terms(tmp_path_factory):
-    """layout -> (term, out folder, first run's stdout), each graded once for the whole module."""
+    """layout -> (term, out folder, first run's stdout, source, work folder), each graded once for the module."""
     made = {}
     term = T.make_term(62)
     for layout in ("canvas", "moodle", "nbgrader"):
         work = tmp_path_factory.mktemp(layout)
-        (work / "roster.csv").write_text(term.roster_csv())
         extra = []
         if layout == "canvas":
             source = work / "submissions.zip"
             T.canvas_zip(term, source)
+            roster = work / "canvas_gradebook.csv"
+            roster.write_text(T.canvas_gradebook_csv(term), encoding="utf-8")
         elif layout == "moodle":
             source = work / "moodle.zip"
             T.moodle_zip(term, source)
-            late = {s.student: s.late_days for s in term.students if s.late_days and not s.extension_days
-                    and s.variant is not None}
-            MOODLE_LATE.update(late)
-            lines = ["student,exercise,points,reason"] + [f"{s},late_days,{d},Moodle says late" for s, d in late.items()]
-            (work / "late.csv").write_text("\n".join(lines) + "\n")
-            extra = ["--overrides", work / "late.csv"]
+            roster = work / "worksheet.csv"
+            roster.write_text(T.moodle_worksheet_csv(term), encoding="utf-8")
+            on_time = next(s for s in term.students if s.variant == "full" and not s.late_days and not s.earlier)
+            MOODLE_LATE[on_time.student] = 3
+            (work / "late.csv").write_text("student,exercise,points,reason\n"
+                                           f"{on_time.student},late_days,3,handed in by email on Sunday\n")
+            extra = ["--overrides", work / "late.csv", "--lms-timezone", T.LMS_ZONE]
         else:
             source = work / "submitted"
             T.nbgrader_folder(term, source)
+            roster = work / "roster.csv"
+            roster.write_text(term.roster_csv())
         out = work / "out"
-        result = run("grade", T.LAB, source, "--out", out, "--roster", work / "roster.csv", *policy(), *extra)
+        result = run("grade", T.LAB, source, "--out", out, "--roster", roster, *policy(), *extra)
         made[layout] = (term, out, result.stdout, source, work)
     return made
 
@@ -66,26 +77,74 @@ def rows(out: Path) -> dict:
     return {row["student"]: row for row in json.loads((out / "grades.json").read_text())["submissions"]}
 
 
-@pytest.mark.parametrize("layout", ["canvas", "moodle", "nbgrader"])
-def test_every_roster_student_has_the_expected_row(terms, layout):
-    term, out, _, _, _ = terms[layout]
+def assert_expected_rows(term, out: Path, timing: str, late_override=None, superseded=None):
     found = rows(out)
     assert sorted(found) == sorted(s.student for s in term.students)  # one row each, nobody else
     for s in term.students:
-        want = T.expected_row(s, layout, MOODLE_LATE if layout == "moodle" else None)
+        want = T.expected_row(s, timing, late_override)
         row = found[s.student]
         got = {"status": row["status"], "raw_score": row["raw_score"], "score": row["score"], "late": row["late"],
                "late_days": row["late_days"] if row["late"] else 0, "superseded": len(row["superseded"])}
         expect = {k: want[k] for k in got}
         if not want["late"]:
             expect["late_days"] = 0
-        assert got == expect, f"{layout} {s.student} ({s.variant}, late {s.late_days}, ext {s.extension_days})"
+        expect["superseded"] = (superseded or {}).get(s.student, expect["superseded"])
+        assert got == expect, f"{timing} {s.student} ({s.variant}, late {s.late_days}, ext {s.extension_days})"
         if row["status"] == "graded":
             points = {e: item["points"] for e, item in row["exercises"].items()}
             assert points == {**T.FULL_POINTS, **want["points"]}, s.student
             diagnoses = {e: item["diagnosis"] for e, item in row["exercises"].items() if item["diagnosis"]}
             assert diagnoses == want["diagnoses"], s.student
         assert row["max_score"] == T.MAX
+
+
+@pytest.mark.parametrize("layout", ["canvas", "moodle", "nbgrader"])
+def test_every_roster_student_has_the_expected_row(terms, layout):
+    term, out, _, _, _ = terms[layout]
+    assert_expected_rows(term, out, layout, MOODLE_LATE if layout == "moodle" else None)
+
+
+def test_the_canvas_export_is_the_roster(terms):
+    """student = SIS User ID, lms_id = Canvas's ID, login = SIS Login ID, section, the name as Canvas writes it;
+    the test student and the Points Possible row are nobody."""
+    term, out, stdout, _, _ = terms["canvas"]
+    grades = json.loads((out / "grades.json").read_text())
+    assert grades["roster_format"] == "canvas"
+    assert grades["lms_columns"] == ["Lab 00: Attention by hand (48210)", T.ASSIGNMENT]
+    found = rows(out)
+    for s in term.students:
+        row = found[s.student]
+        assert (row["lms_id"], row["login"], row["section"], row["lms_display_name"]) == \
+            (s.lms_id, s.login, s.section, s.name), s.student
+    assert "Student, Test" not in {row["name"] for row in found.values()}
+    assert "Roster: canvas, 62 students in 2 sections; left out line 65: Canvas's test student" in stdout
+
+
+@pytest.mark.parametrize("layout, source", [("canvas", "canvas_flag"), ("moodle", "moodle_worksheet"),
+                                            ("nbgrader", "nbgrader_timestamp")])
+def test_lateness_comes_from_the_lms_own_data(terms, layout, source):
+    term, out, stdout, _, _ = terms[layout]
+    grades = json.loads((out / "grades.json").read_text())
+    assert grades["lateness_source"] == source
+    found = rows(out)
+    for s in term.students:
+        row = found[s.student]
+        if s.variant is None:
+            assert (row["time_source"], row["time_unknown"]) == (None, False)
+        elif layout == "moodle" and s.student in MOODLE_LATE:
+            assert row["time_source"] == "override"
+        else:
+            assert (row["time_source"], row["time_unknown"]) == (source, False), s.student
+    said = stdout.count("Canvas's download carries no submission times")
+    assert said == (1 if layout == "canvas" else 0)
+
+
+def test_moodle_worksheet_times_give_the_days(terms):
+    term, out, _, _, _ = terms["moodle"]
+    found = rows(out)
+    late = next(s for s in term.students if s.late_days and not s.extension_days and s.variant == "full")
+    row = found[late.student]
+    assert (row["late"], row["late_days"], row["submitted"]) == (True, late.late_days, T.hand_in_time(late).isoformat())
 
 
 @pytest.mark.parametrize("layout", ["canvas", "moodle", "nbgrader"])
@@ -230,9 +289,8 @@ def test_moodle_export_identifier_grade_feedback(terms, tmp_path):
     assert grades == {s.email: T.expected_row(s, "moodle", MOODLE_LATE)["score"] for s in term.students}
     with zipfile.ZipFile(tmp_path / "moodle-feedback.zip") as bundle:
         names = bundle.namelist()
-    first = term.students[1]
-    full_name = f"{first.name.split(', ')[1]} {first.name.split(', ')[0]}"
-    assert f"{full_name}_{first.lms_id}_assignsubmission_file_feedback.html" in names
+    first = term.students[1]  # named as Moodle's download names them (its fullnamedisplay: Last, First)
+    assert f"{first.moodle_name}_{first.lms_id}_assignsubmission_file_feedback.html" in names
 
 
 def test_plain_csv_export(terms, tmp_path):
@@ -260,6 +318,154 @@ def test_overrides_are_kept_on_a_rerun_without_the_option(terms):
                                           MOODLE_LATE)["score"]
 
 
+@pytest.mark.parametrize("form", ["flat", "blind", "participants"])
+def test_the_other_moodle_downloads_grade_the_same_class(terms, tmp_path, form):
+    """Moodle's zip without folders (with an attack in it), under blind marking, and its participants download
+    as the roster (no participant ids: matched by name; no times). Every record is reused."""
+    term, out, _, _, work = terms["moodle"]
+    copy = tmp_path / "out"
+    shutil.copytree(out, copy)
+    source = tmp_path / f"moodle_{form}.zip"
+    T.moodle_zip(term, source, "folders" if form == "participants" else form)
+    extra = []
+    if form == "participants":
+        (tmp_path / "participants.csv").write_text(T.moodle_participants_csv(term))
+        extra = ["--roster", tmp_path / "participants.csv"]
+    again = run("grade", T.LAB, source, "--out", copy, "--jobs", "2", "--quiet", "--seed", "12", *extra)
+    handed_in = sum(1 for s in term.students if s.variant is not None)
+    assert f"{handed_in} submissions taken from earlier records; 0 graded now." in again.stdout
+    attacker, victim = term.students[T.ATTACKER], term.students[T.VICTIM]
+    superseded = {attacker.student: 1} if form == "flat" else {}
+    assert_expected_rows(term, copy, "none" if form == "participants" else "moodle", MOODLE_LATE, superseded)
+    found = rows(copy)
+    if form == "flat":
+        # the file named after the victim's participant id is the attacker's upload: it counts for the attacker
+        assert found[attacker.student]["file"].endswith(f"x_{victim.lms_id}_assignsubmission_file_lab01.ipynb")
+        assert found[victim.student]["file"].endswith(f"{victim.lms_id}_assignsubmission_file_lab01_masks.ipynb")
+        assert found[victim.student]["superseded"] == []
+    if form == "participants":
+        assert "roster: " in again.stdout and "(moodle_participants, 62 students) replaces the kept" in again.stdout
+        unknown = [s.student for s in term.students if s.variant is not None and s.student not in MOODLE_LATE]
+        assert sorted(r["student"] for r in found.values() if r["time_unknown"]) == sorted(unknown)
+        assert f"{len(unknown)} hand-ins have no known time" in again.stdout
+
+
+def test_a_roster_with_the_wrong_ids_stops_with_a_hint(terms, tmp_path):
+    """lms_id holding the SIS ids instead of Canvas's user ids: no gradebook of 62 `missing`, but exit 2."""
+    term, _, _, source, _ = terms["canvas"]
+    roster = tmp_path / "roster.csv"
+    roster.write_text("student,name,lms_id\n" + "".join(f'{s.student},"{s.name}",{s.student}\n' for s in term.students))
+    result = run("grade", T.LAB, source, "--out", tmp_path / "out", "--roster", roster, "--seed", "12", check=False)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "none of the file ids" in result.stderr.lower() and "is this the Canvas user id" in result.stderr
+    assert "The roster's lms_id column holds s1000, s1001, s1002" in result.stderr
+    assert not (tmp_path / "out" / "grades.json").exists()
+    forced = run("grade", T.LAB, source, "--out", tmp_path / "out", "--roster", roster, "--seed", "12",
+                 "--allow-unmatched", "--quiet", "--jobs", "1")
+    assert all(row["status"] == "missing" for row in rows(tmp_path / "out").values())
+    files = sum(1 + bool(s.earlier) for s in term.students if s.variant is not None) + len(term.unknown)
+    assert forced.stdout.count("unknown student (not on the roster") == files
+
+
+def test_canvas_submission_times_give_per_day_penalties(terms, tmp_path):
+    term, out, _, source, work = terms["canvas"]
+    times = work / "submissions.json"
+    times.write_text(T.canvas_submissions_json(term))
+    again = run("grade", T.LAB, source, "--out", out, "--submission-times", times, *policy())
+    assert "submission times: " in again.stdout and "kept for later runs" in again.stdout
+    assert "0 graded now" in again.stdout
+    assert_expected_rows(term, out, "canvas_times")
+    grades = json.loads((out / "grades.json").read_text())
+    assert grades["lateness_source"] == "canvas_times"
+    assert "Canvas's download carries no submission times" not in again.stdout
+
+
+def test_files_from_outside_the_lms_count_and_are_kept(terms, tmp_path):
+    """An emailed resubmission given next to the zip, and a kept --extra folder: each counts instead of the
+    LMS's file, a later run of the zip alone keeps both, --drop-extra goes back to the LMS's."""
+    term, out, _, source, _ = terms["canvas"]
+    s = term.students[2]  # handed in a wrong triangle through Canvas, then emailed a fixed notebook
+    emailed = tmp_path / "email" / f"{s.student}.ipynb"
+    emailed.parent.mkdir()
+    emailed.write_text(json.dumps(T.notebook("full")))
+    first = run("grade", T.LAB, source, emailed, "--out", out, *policy())
+    assert "1 graded now" in first.stdout
+    assert f"counts for {s.student} instead of the LMS's file" in first.stdout
+    row = rows(out)[s.student]
+    assert (row["score"], row["source"]) == (T.MAX, "extra")
+    assert row["file"].endswith(f"{s.student}.ipynb") and row["superseded"][0].endswith("_lab01_masks.ipynb")
+    assert "outside the LMS" in " ".join(row["notes"])
+    emailed.unlink()  # the instructor's copy is gone: the term kept its own
+
+    other = next(x for x in term.students if x.variant == "full" and not x.earlier and not x.late_days)
+    folder = tmp_path / "emailed"
+    folder.mkdir()
+    (folder / f"{other.lms_id}.ipynb").write_text(json.dumps(T.notebook("full")))  # named by the Canvas id
+    again = run("grade", T.LAB, source, "--out", out, "--extra", folder, *policy())  # the zip alone, and a folder
+    assert "0 graded now" in again.stdout  # the kept copy and the folder's notebook: records reused
+    found = rows(out)
+    assert (found[s.student]["score"], found[s.student]["source"]) == (T.MAX, "extra")
+    assert (found[other.student]["source"], found[other.student]["file"]) == \
+        ("extra", f"{folder}: {other.lms_id}.ipynb")
+    assert f"--extra folder: {folder}" in run("status", out).stdout
+
+    dropped = run("grade", T.LAB, source, "--out", out, "--drop-extra", s.student, "--drop-extra", folder, *policy())
+    assert f"extra: dropped the file {s.student}.ipynb of {s.student}" in dropped.stdout
+    found = rows(out)
+    assert (found[s.student]["score"], found[s.student]["source"]) == \
+        (T.expected_row(s, "canvas_times")["score"], "lms")
+    assert found[other.student]["source"] == "lms"
+
+
+def test_another_seed_or_none_is_refused_and_names_the_kept_one(terms):
+    from autograder.grader.batch import resolve_seed
+
+    term, out, _, source, _ = terms["canvas"]
+    before = (out / "grades.json").read_text()
+    kept = resolve_seed(T.LAB, "12").fingerprint
+    for seed in (["--seed", "13"], []):
+        result = run("grade", T.LAB, source, "--out", out, "--quiet", *seed, check=False)
+        assert result.returncode == 2, result.stdout + result.stderr
+        assert f"graded with the hidden cases of the seed whose fingerprint is {kept} (from --seed)" in result.stderr
+        assert "--regrade" in result.stderr
+    assert (out / "grades.json").read_text() == before
+
+
+def test_status_shows_what_the_term_keeps(terms):
+    from autograder.grader.batch import resolve_seed
+
+    term, out, _, _, work = terms["canvas"]
+    shown = run("status", out).stdout
+    assert "Roster: canvas, 62 students, from " in shown and "canvas_gradebook.csv" in shown
+    assert f"Seed fingerprint: {resolve_seed(T.LAB, '12').fingerprint} (from --seed)" in shown
+    assert "Policy: due 2026-12-10T23:59:00+01:00, late per day 10.0%, cap 30.0%" in shown
+    assert "Submission times: " in shown and "(canvas_api)" in shown
+    assert "submissions.zip: download, canvas layout" in shown
+    missing = sum(1 for s in term.students if s.variant is None)
+    assert f"{missing} missing" in shown and "Students: 62: " in shown
+    assert run("status", work, check=False).returncode == 2
+
+
+def test_overrides_accumulate_and_are_dropped_only_when_asked(terms):
+    term, out, _, source, work = terms["moodle"]
+    late = next(iter(MOODLE_LATE))
+    fixed = next(s for s in term.students if s.variant == "wrong_triangle")
+    (work / "regrade.csv").write_text(f"student,exercise,points,reason\n{fixed.student},causal_mask,1,regrade request\n")
+    added = run("grade", T.LAB, source, "--out", out, "--overrides", work / "regrade.csv", *policy())
+    assert "overrides: added " in added.stdout and "regrade.csv (kept with 1 other file(s))" in added.stdout
+    found = rows(out)
+    assert found[late]["late_days"] == MOODLE_LATE[late]  # the first file still applies
+    assert found[fixed.student]["exercises"]["causal_mask"]["points"] == 1.0
+    # a TA gives one file again and drops the other: only what is said changes, and it is said
+    again = run("grade", T.LAB, source, "--out", out, "--overrides", work / "regrade.csv", "--drop-overrides",
+                work / "late.csv", *policy())
+    assert "regrade.csv read again" in again.stdout and "overrides: dropped late.csv" in again.stdout
+    found = rows(out)
+    assert (found[late]["late"], found[late]["score"]) == (False, T.MAX)
+    assert found[fixed.student]["exercises"]["causal_mask"]["points"] == 1.0
+    MOODLE_LATE.clear()
+
+
 def test_regrade_one_student_keeps_every_other_row_and_feedback(terms):
     term, out, _, source, work = terms["canvas"]
     before_csv = (out / "grades.csv").read_text()
@@ -283,7 +489,7 @@ def test_regrade_with_only_one_file_given_keeps_the_others(terms, tmp_path):
     notebook = T.notebook("full")
     (alone / s.student / "Lab 1" / "lab01_masks.ipynb").write_text(json.dumps(notebook))
     (alone / s.student / "Lab 1" / "timestamp.txt").write_text(T.nbgrader_stamp(s))
-    run("grade", T.LAB, alone, "--out", out, "--regrade", s.student, "--jobs", "1", "--quiet")
+    run("grade", T.LAB, alone, "--out", out, "--regrade", s.student, "--jobs", "1", "--quiet", "--seed", "12")
     found = rows(out)
     assert len(found) == len(term.students)
     assert found[s.student]["score"] == T.MAX  # the new file

@@ -75,15 +75,34 @@ def _parser() -> argparse.ArgumentParser:
                             "--regrade STUDENT (repeatable): grade that student again and keep every other row")
     term = grade.add_argument_group("a term (roster, LMS layouts, lateness, overrides; see the grader's README)")
     term.add_argument("--roster", type=Path, metavar="ROSTER.csv",
-                      help="class list: student[,name,email,lms_id,extension_days]; one row per student in the gradebook")
+                      help="the class list as the LMS gives it: Canvas's gradebook export, Moodle's grading worksheet "
+                           "or participants download, or student[,name,email,lms_id,extension_days,section,login]; "
+                           "one row per student in the gradebook")
     term.add_argument("--layout", default=None, metavar="LAYOUT",
-                      help="auto|flat|nbgrader|canvas|moodle: how the files are named (default auto)")
+                      help="auto|flat|nbgrader|canvas|moodle: how the files are named (default auto: the layout that "
+                           "explains most notebooks of each download, else the run stops and asks)")
     term.add_argument("--due", default=None, metavar="ISO", help="due time with offset, e.g. 2026-12-10T23:59:00+01:00")
     term.add_argument("--late-per-day", default=None, metavar="PERCENT",
                       help="penalty per started late day, percent of the raw score (default 0)")
     term.add_argument("--late-cap", default=None, metavar="PERCENT", help="the late penalty at most (default 100)")
     term.add_argument("--overrides", action="append", type=Path, default=[], metavar="OVERRIDES.csv",
-                      help="student,exercise,points,reason lines applied after grading (repeatable; kept for later runs)")
+                      help="student,exercise,points,reason lines applied after grading (repeatable); kept and "
+                           "accumulated: a later run adds files, the same file given again is read again")
+    term.add_argument("--drop-overrides", action="append", default=[], metavar="FILE",
+                      help="stop applying a kept overrides file (its path or name; repeatable)")
+    term.add_argument("--lms-timezone", default=None, metavar="ZONE",
+                      help="zone of the times the LMS writes without one (Moodle's worksheet), e.g. Europe/Berlin "
+                           "(default: the offset of --due)")
+    term.add_argument("--submission-times", action="append", type=Path, default=[], metavar="FILE",
+                      help="hand-in times: Canvas's /api/v1/courses/C/assignments/A/submissions answer (JSON; "
+                           "repeat for each page), or a CSV student,submitted_at; kept for later runs")
+    term.add_argument("--extra", action="append", type=Path, default=[], metavar="FOLDER",
+                      help="a folder of <student>.ipynb handed in outside the LMS (kept; its files count instead of "
+                           "the LMS's). A notebook given as a PATH next to a download is such a file too")
+    term.add_argument("--drop-extra", action="append", default=[], metavar="STUDENT|FOLDER",
+                      help="forget a kept file handed in outside the LMS (by student id) or a kept --extra folder")
+    term.add_argument("--allow-unmatched", action="store_true",
+                      help="write the gradebook even when most notebooks fit no pattern or name nobody on the roster")
     term.add_argument("--penalise-forbidden", action=argparse.BooleanOptionalAction, default=None,
                       help="an exercise that uses an API it forbids gets 0 points (default: only flagged; "
                            "kept for later runs, --no-penalise-forbidden to stop)")
@@ -106,6 +125,10 @@ def _parser() -> argparse.ArgumentParser:
                              "its missing policy applies; Moodle: no grade) (default zero)")
     export.add_argument("--lang", default="en", metavar="xx",
                         help="language of the instructor's columns (csv notes); students' feedback stays in theirs")
+
+    status = commands.add_parser("status", help="what a term's gradebook keeps: roster, policy, seed fingerprint, "
+                                                "overrides, sources, counts")
+    status.add_argument("dir", metavar="DIR", type=Path)
 
     report = commands.add_parser("report", help="the class report, DIR/report.html")
     report.add_argument("dir", metavar="DIR", type=Path)
@@ -142,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "grade":
             return _grade(args)
-        if args.command in ("export", "report"):
+        if args.command in ("export", "report", "status"):
             # the one place that wires the term's course management to the command line
             from ..term import cli as term_cli
 
@@ -172,7 +195,8 @@ def _is_term(args) -> bool:
     import zipfile
 
     if any(getattr(args, name) not in (None, []) for name in
-           ("roster", "layout", "due", "late_per_day", "late_cap", "overrides", "penalise_forbidden")):
+           ("roster", "layout", "due", "late_per_day", "late_cap", "overrides", "penalise_forbidden", "drop_overrides",
+            "lms_timezone", "submission_times", "extra", "drop_extra")) or args.allow_unmatched:
         return True
     if any(Path(p).is_file() and zipfile.is_zipfile(p) for p in args.paths):
         return True

@@ -115,11 +115,13 @@ def build(ctx: Context, person: Person, record: dict | None, meta: dict) -> Buil
     if entry["status"] == "missing":
         assessed = late_rules.Lateness()
     else:
-        assessed = late_rules.assess(ctx.policy, person.extension_days, meta.get("timestamp"), bool(meta.get("late")))
+        assessed = late_rules.assess(ctx.policy, person.extension_days, _submitted(meta), bool(meta.get("late")),
+                                     meta.get("time_source"), bool(meta.get("time_odd")))
     days_override = ctx.overrides.get((person.student, LATE_DAYS))
     if days_override is not None:
         days = int(days_override.points)
-        assessed = late_rules.Lateness(days > 0, days, late_rules.penalty_for(ctx.policy, days), assessed.submitted)
+        assessed = late_rules.Lateness(days > 0, days, late_rules.penalty_for(ctx.policy, days), assessed.submitted,
+                                       time_source=late_rules.OVERRIDE)
         applied.append(days_override)
         if days == 0:  # an excuse the student should read about, not a silent change
             notes.append(render("term.note.late_excused", reason=days_override.reason or "-"))
@@ -137,6 +139,8 @@ def build(ctx: Context, person: Person, record: dict | None, meta: dict) -> Buil
     superseded = list(meta.get("superseded") or [])
     if superseded:
         notes.append(render("term.note.superseded", count=len(superseded)))
+    for key, params in meta.get("notes") or []:  # the intake's and the analysis's notes on this hand-in
+        notes.append(render(key, **params))
 
     row = dict(entry)
     row.update({
@@ -155,8 +159,23 @@ def build(ctx: Context, person: Person, record: dict | None, meta: dict) -> Buil
         "student_notes": [note.get(lang) or note[i18n.DEFAULT_LANG] for note in notes],
         "note_texts": notes,
     })
+    # where the hand-in's time came from, and what the intake knows of it (its source, look-alike ids...)
+    row.update({"time_source": assessed.time_source, "time_unknown": assessed.time_unknown,
+                **(meta.get("fields") or {})})
     markdown, html_text = _feedback(ctx, record, row, notes, lang)
     return Built(row, markdown, html_text)
+
+
+def _submitted(meta: dict):
+    """The hand-in time the intake kept (ISO), or an older run's nbgrader timestamp text."""
+    from datetime import datetime
+
+    if isinstance(meta.get("submitted_at"), str):
+        try:
+            return datetime.fromisoformat(meta["submitted_at"])
+        except ValueError:
+            return None
+    return meta.get("timestamp") if isinstance(meta.get("timestamp"), str) else None
 
 
 def _feedback(ctx: Context, record: dict, row: dict, notes: list[dict[str, str]], lang: str) -> tuple[str, str]:
@@ -222,7 +241,9 @@ def unmatched_csv(book: dict) -> str:
     writer = csv.writer(stream, lineterminator="\n")
     writer.writerow(["kind", "lms_key", "name", "file"])
     for item in book["unknown_student"]:
-        writer.writerow(["unknown_student", _text(item["key"]), _text(item["name"]), _text(item["file"])])
+        kind = {"ambiguous": "ambiguous_owner", "name_mismatch": "name_mismatch"}.get(item.get("reason"),
+                                                                                      "unknown_student")
+        writer.writerow([kind, _text(item["key"]), _text(item["name"]), _text(item["file"])])
     for kind in ("unparsed", "refused", "junk"):
         for text in book[kind]:
             writer.writerow([kind, "", "", _text(text)])

@@ -8,9 +8,12 @@ from .run import TermOptions, grade_term
 
 
 def grade(args, options) -> int:
-    result = grade_term(TermOptions(options, roster=args.roster, layout=args.layout, due=args.due,
-                                    late_per_day=args.late_per_day, late_cap=args.late_cap,
-                                    overrides=list(args.overrides), penalise_forbidden=args.penalise_forbidden))
+    result = grade_term(TermOptions(
+        options, roster=args.roster, layout=args.layout, due=args.due, late_per_day=args.late_per_day,
+        late_cap=args.late_cap, overrides=list(args.overrides), drop_overrides=list(args.drop_overrides),
+        penalise_forbidden=args.penalise_forbidden, lms_timezone=args.lms_timezone,
+        submission_times=list(args.submission_times), extra=list(args.extra), drop_extra=list(args.drop_extra),
+        allow_unmatched=args.allow_unmatched))
     print(result.summary())
     print(f"Gradebook: {args.out / 'grades.json'}, {args.out / 'grades.csv'}, {args.out / 'feedback'}/; "
           f"files not counted for any student: {args.out / 'unmatched.csv'}")
@@ -18,6 +21,11 @@ def grade(args, options) -> int:
 
 
 def main(args) -> int:
+    if args.command == "status":
+        from .status import status_text
+
+        print(status_text(args.dir))
+        return 0
     if not (args.dir / "grades.json").is_file():
         raise UsageError(f"{args.dir}: no grades.json (grade LAB PATH --out {args.dir} first)")
     if args.command == "export":

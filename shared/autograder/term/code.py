@@ -4,6 +4,13 @@ The graded code of an exercise is the last top-level definition of its name
 (a function, or an assignment for lab00's by-hand answers) plus the top-level
 functions it calls. A stub (only `raise NotImplementedError`, `pass`, `...`)
 counts as not attempted. Everything is parsed with `ast`; nothing is run.
+
+This runs in the grader's own process on text a student wrote, so it is
+bounded per byte: cells longer than MAX_SOURCE are not looked at, and a tree
+nested deeper than MAX_DEPTH (which the recursive steps, copying and
+unparsing, would need Python's whole stack for) raises NotAnalysed before
+any of them runs. The caller (analysis.py) makes that "not analysed" for
+that student, never a crashed class.
 """
 from __future__ import annotations
 
@@ -12,6 +19,29 @@ import io
 import tokenize
 
 MAX_SOURCE = 200_000  # characters of one exercise's code looked at
+MAX_DEPTH = 60  # levels of nesting of a definition analysed; honest code stays far below
+
+
+class NotAnalysed(ValueError):
+    """The code cannot be analysed within the grader's bounds (the reason says why)."""
+
+
+def depth(node: ast.AST, limit: int = MAX_DEPTH) -> int:
+    """How deep `node` nests, counted without recursion, stopping once past `limit`."""
+    deepest, todo = 0, [(node, 1)]
+    while todo:
+        current, level = todo.pop()
+        deepest = max(deepest, level)
+        if deepest > limit:
+            return deepest
+        todo.extend((child, level + 1) for child in ast.iter_child_nodes(current))
+    return deepest
+
+
+def _shallow(node: ast.AST) -> ast.AST:
+    if depth(node) > MAX_DEPTH:
+        raise NotAnalysed(f"nested more than {MAX_DEPTH} levels deep")
+    return node
 
 
 def _definitions(cells: list[str]) -> dict[str, ast.AST]:
@@ -55,8 +85,11 @@ def _is_stub(node: ast.AST) -> bool:
     body = [s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
     if not body:
         return True
-    return all(isinstance(s, ast.Pass) or (isinstance(s, ast.Raise) and "NotImplementedError" in ast.unparse(s))
-               for s in body)
+    # walked, never unparsed: a raise can hold an expression nested deeper than Python's stack
+    return all(isinstance(s, ast.Pass) or (isinstance(s, ast.Raise) and any(
+        (isinstance(n, ast.Name) and n.id == "NotImplementedError")
+        or (isinstance(n, ast.Attribute) and n.attr == "NotImplementedError") for n in ast.walk(s)))
+        for s in body)
 
 
 def _called_names(node: ast.AST) -> set[str]:
@@ -128,10 +161,8 @@ def graded_code(cells: list[str], exercise_ids: list[str]) -> dict[str, str]:
         node = definitions.get(exercise)
         if node is None or _is_stub(node):
             continue
-        try:
-            code[exercise] = normalised(_closure(exercise, definitions), keep)
-        except (RecursionError, ValueError):
-            continue
+        nodes = [_shallow(n) for n in _closure(exercise, definitions)]
+        code[exercise] = normalised(nodes, keep)
     return code
 
 
@@ -176,9 +207,11 @@ def forbidden_uses(cells: list[str], exercise_id: str, forbidden: tuple[str, ...
 
 
 def tokens(text: str) -> list[str]:
+    """The tokens of normalised code for the similarity groups (linear; any failure: its words)."""
+    text = text[:MAX_SOURCE]
     try:
         return [tok.string for tok in tokenize.generate_tokens(io.StringIO(text).readline)
                 if tok.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT,
                                     tokenize.COMMENT, tokenize.ENDMARKER)]
-    except (tokenize.TokenError, IndentationError, SyntaxError):
+    except Exception:  # noqa: BLE001 - student code: never a crashed report
         return text.split()

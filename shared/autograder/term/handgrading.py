@@ -15,6 +15,8 @@ import json
 from pathlib import Path
 
 from ..grader import sanitize
+from ..grader.submissions import MAX_BYTES
+from . import files
 
 TAG = "hand-graded"
 ANSWER_CHARS = 5000
@@ -22,18 +24,18 @@ SHEET = "hand-graded.csv"
 SHEET_HEADER = ("student", "exercise", "points", "reason", "max_points", "text")
 
 
-def answers(path: Path | None, parts: dict[str, float], max_bytes: int) -> dict[str, str]:
-    """part -> the student's text (the last tagged cell of each part), from a notebook read with a bound."""
-    if not parts or path is None:
+def answers(source, parts: dict[str, float], max_bytes: int | None = None) -> dict[str, str]:
+    """part -> the student's text (the last tagged cell of each part), from a parsed notebook, or from a
+    notebook file read the way every student file is (regular only, no link, never blocking, bounded)."""
+    if not parts or source is None:
         return {}
-    try:
-        with open(path, "rb") as stream:
-            raw = stream.read(max_bytes + 1)
-        if len(raw) > max_bytes:
+    notebook = source
+    if isinstance(source, (str, Path)):
+        try:
+            raw = files.read_regular(Path(source), None, max_bytes or MAX_BYTES)
+            notebook = json.loads(raw.decode("utf-8-sig"))
+        except (files.Refused, ValueError, RecursionError):
             return {}
-        notebook = json.loads(raw.decode("utf-8-sig"))
-    except (OSError, ValueError, RecursionError):
-        return {}
     found: dict[str, str] = {}
     cells = notebook.get("cells") if isinstance(notebook, dict) else None
     for cell in cells if isinstance(cells, list) else []:
@@ -43,10 +45,11 @@ def answers(path: Path | None, parts: dict[str, float], max_bytes: int) -> dict[
         tags = metadata.get("tags") if isinstance(metadata.get("tags"), list) else []
         labbook = metadata.get("labbook") if isinstance(metadata.get("labbook"), dict) else {}
         part = labbook.get("part")
-        if TAG not in tags or part not in parts:
+        if TAG not in tags or not isinstance(part, str) or part not in parts:
             continue
-        source = cell.get("source", "")
-        text = "".join(source) if isinstance(source, list) and all(isinstance(x, str) for x in source) else source
+        source_text = cell.get("source", "")
+        text = "".join(source_text) if isinstance(source_text, list) and all(isinstance(x, str) for x in source_text) \
+            else source_text
         if isinstance(text, str):
             found[part] = sanitize.text(text, ANSWER_CHARS)
     return found

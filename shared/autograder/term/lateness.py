@@ -2,20 +2,24 @@
 
 A started day counts whole: one second late is one day. The penalty is a
 percentage of the raw score per late day, capped (`--late-cap`). A roster
-extension moves that student's due date. Where the layout carries a time
-(nbgrader's timestamp.txt) it decides; where the layout only says "late"
-(Canvas `_LATE_`) the first day's penalty applies and late_days stays empty;
-an override of `late_days` replaces either.
+extension moves that student's due date. Where the LMS gives a time
+(Moodle's grading worksheet, Canvas's submission times, nbgrader's
+timestamp.txt; read in the intake, times.py) it decides; where it only says
+"late" (Canvas `_LATE_`) the first day's penalty applies and late_days stays
+empty; an override of `late_days` replaces either. A hand-in with no known
+time under a due date is on time, and its row says so (`time_unknown`).
 """
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from datetime import datetime, timedelta
 
 from ..grader.submissions import UsageError
+from .times import parse_timestamp  # noqa: F401 - read here by older callers
+
+CANVAS_FLAG = "canvas_flag"
+OVERRIDE = "override"
 
 
 @dataclass(frozen=True)
@@ -28,10 +32,12 @@ class Policy:
 @dataclass
 class Lateness:
     late: bool = False
-    late_days: int | None = 0  # None: late, by how much the layout does not say
+    late_days: int | None = 0  # None: late, by how much the LMS does not say
     penalty_percent: float = 0.0
-    submitted: str | None = None  # ISO time the layout gave
-    note: str | None = None  # key of a texts.py message, for the row
+    submitted: str | None = None  # ISO time the LMS gave
+    note: str | None = None  # key of a message, for the row
+    time_source: str | None = None  # where the time (or the flag) came from; None: nowhere
+    time_unknown: bool = False  # a due date, a hand-in, and no time to judge it by
 
 
 def parse_due(text: str | None) -> datetime | None:
@@ -59,52 +65,36 @@ def percent(text: str | None, option: str, default: float) -> float:
     return value
 
 
-_ZONE_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_+\-/]*")
-
-
-def parse_timestamp(text: str) -> datetime | None:
-    """nbgrader's timestamp.txt: `2026-12-10 23:59:00.123456 UTC` (its default format, `%Y-%m-%d %H:%M:%S.%f %Z`),
-    a zone name instead of UTC (`Europe/Berlin`, older nbgrader), or ISO 8601 with an offset. A time without
-    a zone is UTC, nbgrader's default timezone. Anything else: None."""
-    text = text.strip()
-    if not text or len(text) > 80:
-        return None
-    zone = timezone.utc
-    head, _, last = text.rpartition(" ")
-    if head and _ZONE_WORD.fullmatch(last) and not last[0].isdigit():
-        if last.upper() in ("UTC", "GMT", "Z"):
-            zone = timezone.utc
-        else:
-            try:
-                zone = ZoneInfo(last)
-            except (ZoneInfoNotFoundError, ValueError):
-                return None
-        text = head
-    try:
-        stamp = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return stamp if stamp.tzinfo is not None else stamp.replace(tzinfo=zone)
-
-
-def assess(policy: Policy, extension_days: float, timestamp: str | None, late_flag: bool) -> Lateness:
-    if timestamp is not None:
-        stamp = parse_timestamp(timestamp)
-        if stamp is None:
-            # an odd format is no reason to penalise: on time, and the row says why
-            return Lateness(note="term.note.odd_timestamp")
+def assess(policy: Policy, extension_days: float, submitted: datetime | str | None, late_flag: bool,
+           time_source: str | None = None, odd: bool = False) -> Lateness:
+    """The lateness of one hand-in: `submitted` is its time (an nbgrader timestamp's text is read too),
+    `late_flag` Canvas's _LATE_, `odd` a time that was given but could not be read."""
+    if isinstance(submitted, str):
+        time_source = time_source or "nbgrader_timestamp"
+        stamp = parse_timestamp(submitted)
+        odd = odd or stamp is None
+        submitted = stamp
+    if submitted is not None:
         if policy.due is None:
-            return Lateness(submitted=stamp.isoformat())
+            return Lateness(submitted=submitted.isoformat(), time_source=time_source)
         due = policy.due + timedelta(days=extension_days)
-        if stamp <= due:
-            return Lateness(submitted=stamp.isoformat())
-        days = math.ceil((stamp - due) / timedelta(days=1))
-        return Lateness(True, days, penalty_for(policy, days), stamp.isoformat())
+        if submitted <= due:
+            return Lateness(submitted=submitted.isoformat(), time_source=time_source)
+        days = math.ceil((submitted - due) / timedelta(days=1))
+        return Lateness(True, days, penalty_for(policy, days), submitted.isoformat(), time_source=time_source)
+    if odd:
+        # an odd format is no reason to penalise: on time, and the row says why
+        return Lateness(note="term.note.odd_timestamp", time_source=time_source, time_unknown=policy.due is not None)
     if late_flag:
         if extension_days > 0:
             # the LMS judged by its own due date; ours is later for this student: no penalty, but said
-            return Lateness(True, None, 0.0, note="term.note.late_flag_extension")
-        return Lateness(True, None, penalty_for(policy, 1) if policy.due is not None or policy.per_day else 0.0)
+            return Lateness(True, None, 0.0, note="term.note.late_flag_extension", time_source=CANVAS_FLAG)
+        return Lateness(True, None, penalty_for(policy, 1) if policy.due is not None or policy.per_day else 0.0,
+                        time_source=CANVAS_FLAG)
+    if time_source == CANVAS_FLAG:
+        return Lateness(time_source=CANVAS_FLAG)  # Canvas says on time, by its own due date
+    if policy.due is not None:
+        return Lateness(note="term.note.time_unknown", time_unknown=True)
     return Lateness()
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..grader.submissions import UsageError
+from . import names
 from .roster import read_csv_rows
 
 HEADER = ("student", "exercise", "points", "reason")
@@ -32,16 +33,17 @@ def load(path: Path, students: set[str], maxima: dict[str, float]) -> dict[tuple
     header, rows = read_csv_rows(path, "overrides")
     missing = [name for name in HEADER[:3] if name not in header]
     if missing:
-        raise UsageError(f"overrides {path} line 1: the header must be {','.join(HEADER)}; "
+        raise UsageError(f"overrides {names.shown(path)} line 1: the header must be {','.join(HEADER)}; "
                          f"missing {', '.join(missing)}")
     found: dict[tuple[str, str], Override] = {}
     for line, row in rows:
-        student, exercise, raw = row.get("student", ""), row.get("exercise", ""), row.get("points", "")
+        student, exercise = names.ident(row.get("student", "")), names.ident(row.get("exercise", ""))
+        raw = row.get("points", "")
         if student not in students:
-            raise UsageError(f"overrides {path} line {line}: unknown student {student!r} (not on the roster "
+            raise UsageError(f"overrides {names.shown(path)} line {line}: unknown student {student!r} (not on the roster "
                              "and not in the gradebook)")
         if exercise != LATE_DAYS and exercise not in maxima:
-            raise UsageError(f"overrides {path} line {line}: unknown exercise {exercise!r}; this lab has "
+            raise UsageError(f"overrides {names.shown(path)} line {line}: unknown exercise {exercise!r}; this lab has "
                              f"{', '.join(sorted(maxima))} and {LATE_DAYS}")
         if raw == "":
             continue  # no points given: no override (the hand-grading sheet's lines start so)
@@ -51,12 +53,12 @@ def load(path: Path, students: set[str], maxima: dict[str, float]) -> dict[tuple
             points = math.nan
         limit = 366 if exercise == LATE_DAYS else maxima.get(exercise, 0)
         if not math.isfinite(points) or points < 0 or points > limit:
-            raise UsageError(f"overrides {path} line {line}: points {raw!r} for {exercise} must be a number "
+            raise UsageError(f"overrides {names.shown(path)} line {line}: points {raw!r} for {exercise} must be a number "
                              f"between 0 and {limit:g}")
         if exercise == LATE_DAYS and points != int(points):
-            raise UsageError(f"overrides {path} line {line}: late_days must be a whole number, not {raw!r}")
+            raise UsageError(f"overrides {names.shown(path)} line {line}: late_days must be a whole number, not {raw!r}")
         if (student, exercise) in found:
-            raise UsageError(f"overrides {path} line {line}: {student} {exercise} is already set on line "
+            raise UsageError(f"overrides {names.shown(path)} line {line}: {student} {exercise} is already set on line "
                              f"{found[(student, exercise)].line}")
-        found[(student, exercise)] = Override(student, exercise, points, row.get("reason", ""), line)
+        found[(student, exercise)] = Override(student, exercise, points, names.name(row.get("reason", ""), 500), line)
     return found

@@ -1,23 +1,29 @@
-"""`grade` for a term: roster, layout, latest file per student, the engine, then the term's gradebook.
+"""`grade` for a term, as one pipeline: intake -> engine -> book -> files.
 
-What a run was told (roster, layout, due date, penalty, overrides) is kept in
-DIR/.autograder/term/, so a later run (a resume, `--regrade STUDENT`) that
-leaves an option out uses the earlier one: a regrade never loses the policy
-or the overrides.
+1. What the instructor wrote (roster, policy, overrides, times, the kept state) is
+   checked before anything is written (kept.py; state.py keeps it between runs).
+2. The intake (intake.py) turns the LMS's files and the roster into clean people and
+   submissions: the one place where names are cleaned and student files opened.
+3. The engine (grader.batch) grades those submissions in its sandbox.
+4. The book (analysis.py, book.py, lateness.py, overrides.py) makes one row per student.
+5. The gradebook's files are written, and the kept state with what changed in it.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
+from datetime import timezone
 from pathlib import Path
 
 from ..grader import gradebook
 from ..grader.batch import Options, run_batch
-from ..grader.submissions import Submission, UsageError, read
+from ..grader.submissions import Submission as EngineSubmission, UsageError
 from ..labs import LAB_IDS, UnknownLab, get_lab
-from . import book, code, handgrading, lateness, layouts, overrides, roster, sources
+from . import analysis, book, handgrading, lateness, names, overrides, roster, state, summary
+from . import intake as intake_stage
+from . import kept as kept_state
+from . import times as time_files
+from .state import is_term, load_analysis  # noqa: F401 - the class report and the command line read them here
 
-TERM_DIR = "term"
 
 
 @dataclass
@@ -29,7 +35,13 @@ class TermOptions:
     late_per_day: str | None = None
     late_cap: str | None = None
     overrides: list[Path] = field(default_factory=list)
+    drop_overrides: list[str] = field(default_factory=list)
     penalise_forbidden: bool | None = None
+    lms_timezone: str | None = None
+    submission_times: list[Path] = field(default_factory=list)  # every page of Canvas's answer, or CSVs
+    extra: list[Path] = field(default_factory=list)  # folders of <student>.ipynb handed in outside the LMS
+    drop_extra: list[str] = field(default_factory=list)
+    allow_unmatched: bool = False
 
 
 @dataclass
@@ -42,23 +54,6 @@ class TermResult:
         return "\n".join([self.engine_summary, *self.lines])
 
 
-def _state_dir(out: Path) -> Path:
-    return out / gradebook.STATE_DIR / TERM_DIR
-
-
-def _load_settings(out: Path) -> dict:
-    try:
-        settings = json.loads((_state_dir(out) / "settings.json").read_text(encoding="utf-8"))
-        return settings if isinstance(settings, dict) else {}
-    except (OSError, ValueError):
-        return {}
-
-
-def is_term(out: Path) -> bool:
-    """Whether DIR was graded as a term before (then every later run of it is one)."""
-    return (_state_dir(out) / "settings.json").is_file()
-
-
 def grade_term(options: TermOptions) -> TermResult:
     engine = options.engine
     try:
@@ -66,186 +61,134 @@ def grade_term(options: TermOptions) -> TermResult:
     except UnknownLab:
         raise UsageError(f"unknown lab {engine.lab!r}; labs: {', '.join(LAB_IDS)}") from None
     out = engine.out
-    saved = _load_settings(out)
-    state = _state_dir(out)
+    saved = state.load(out)
+    kept = state.state_dir(out)
 
-    # Everything the instructor wrote is checked before anything is written.
-    roster_path = options.roster or (state / "roster.csv" if saved.get("roster") else None)
-    class_list = roster.load(roster_path) if roster_path else None
-    layout = options.layout or saved.get("layout") or "auto"
-    if layout not in layouts.LAYOUTS:
-        raise UsageError(f"unknown layout {layout!r}; layouts: {', '.join(layouts.LAYOUTS)}")
-    due_text = options.due if options.due is not None else saved.get("due")
-    per_day_text = options.late_per_day if options.late_per_day is not None else saved.get("late_per_day")
-    cap_text = options.late_cap if options.late_cap is not None else saved.get("late_cap")
-    policy = lateness.Policy(lateness.parse_due(due_text), lateness.percent(per_day_text, "--late-per-day", 0.0),
-                             lateness.percent(cap_text, "--late-cap", 100.0))
-    penalise = options.penalise_forbidden if options.penalise_forbidden is not None \
-        else bool(saved.get("penalise_forbidden"))
-    override_paths = list(options.overrides) or [state / name for name in saved.get("overrides", [])]
-    for path in override_paths:
-        if not path.is_file():
-            raise UsageError(f"overrides {path}: no such file")
+    # 1. everything the instructor wrote is checked before anything is written
+    plan = kept_state.plan(options, spec, saved)
+    class_list = plan.class_list
+    settings = plan.settings
+    policy = lateness.Policy(lateness.parse_due(settings["due"]),
+                             lateness.percent(settings["late_per_day"], "--late-per-day", 0.0),
+                             lateness.percent(settings["late_cap"], "--late-cap", 100.0))
+    zone = time_files.zone_named(settings["lms_timezone"]) if settings["lms_timezone"] else \
+        (policy.due.tzinfo if policy.due is not None else timezone.utc)
+    given_times = None
+    for index, entry in enumerate(plan.times_entries):
+        data = plan.times_data[index] if plan.times_data is not None else \
+            kept_state.read_instructor_file(kept / entry["file"], "kept submission times", kept_state.MAX_TIMES_BYTES)
+        try:
+            form, found = time_files.read_times(data, zone)
+        except time_files.TimesError as error:
+            raise UsageError(f"--submission-times {names.shown(entry['from'])}: {error}") from None
+        entry["form"] = form
+        given_times = {**(given_times or {}), **found}
+    seed = kept_state.check_seed(options, spec, saved, plan)
     if class_list:
         unknown = sorted(engine.regrade_students - set(class_list.ids()))
         if unknown:
-            raise UsageError(f"--regrade {unknown[0]}: not on the roster {roster_path}")
+            raise UsageError(f"--regrade {unknown[0]}: not on the roster")
 
+    # 2. the intake
     gradebook.prepare(out)
-    found = sources.collect(engine.paths, out, engine.max_bytes)
-    parsed = layouts.parse(found.items, layout, spec.id)
-    if not parsed.entries:
+    extra_files = [kept / e["file"] for e in settings["extra_files"] if (kept / e["file"]).is_file()]
+    taken = intake_stage.take(intake_stage.Request(
+        engine.paths, out, spec.id, settings["layout"], class_list, engine.max_bytes, zone, given_times,
+        extra_files, [Path(f) for f in settings["extra_folders"]], options.allow_unmatched,
+        any(source.get("kind") == "download" for source in saved.get("sources", [])), policy.due))
+    if not taken.submissions and not taken.unknown:
         # a wrong folder must not look like a class where nobody handed in
-        raise UsageError(f"no submissions found in {', '.join(map(str, engine.paths))} as the {parsed.layout} layout "
-                         f"({len(parsed.unparsed)} notebooks with names that fit no pattern, "
-                         f"{len(found.refused)} refused, {len(parsed.junk)} other files)")
+        raise UsageError(f"no submissions found in {', '.join(names.shown(p) for p in engine.paths)} as the "
+                         f"{taken.layout} layout ({len(taken.unparsed)} notebooks with names that fit no pattern, "
+                         f"{len(taken.refused)} refused, {len(taken.junk)} other files)")
+    people = {s: book.Person(p.student, p.name, p.email, p.lms_id, p.extension_days, p.section, p.login,
+                             p.lms_display_name) for s, p in taken.people.items()}
 
-    # who handed in what; unknown LMS ids apart
-    people: dict[str, book.Person] = {}
-    if class_list:
-        for s in class_list.students:
-            people[s.student] = book.Person(s.student, s.name, s.email, s.lms_id, s.extension_days)
-    by_student: dict[str, list[layouts.Entry]] = {}
-    unknown_students = []
-    for entry in parsed.entries:
-        if class_list:
-            match = class_list.find(entry.key)
-            if match is None:
-                unknown_students.append({"key": entry.key, "name": entry.name, "file": entry.source})
-                continue
-            student = match.student
-        else:
-            student = entry.key
-            people.setdefault(student, book.Person(student, entry.name, "", entry.key if entry.name else ""))
-        by_student.setdefault(student, []).append(entry)
-
-    previous = _load_state(out)
     # overrides are checked before anything is graded: a wrong line costs no time and changes no file
-    known = set(people) if class_list else set(by_student) | set(previous)
+    previous = state.load_analysis(out)
+    known = set(people) if class_list else set(people) | set(previous)
     maxima = {e.id: float(e.points) for e in spec.exercises} | {p: float(v) for p, v in spec.hand_graded.items()}
     applied: dict = {}
-    for path in override_paths:
-        for key, value in overrides.load(path, known, maxima).items():
+    for entry in plan.overrides:
+        found = overrides.load(Path(entry["read"]), known, maxima)
+        entry["lines"] = len(found)
+        for key, value in found.items():
             if key in applied:
-                raise UsageError(f"overrides {path} line {value.line}: {key[0]} {key[1]} is already set in "
-                                 "another overrides file")
+                raise UsageError(f"overrides {names.shown(entry.get('name') or entry['file'])} line {value.line}: "
+                                 f"{key[0]} {key[1]} is already set in another kept overrides file")
             applied[key] = value
-    submissions, metas = [], {}
-    for student, entries in sorted(by_student.items()):
-        entries.sort(key=lambda e: e.order)
-        winner = entries[-1]
-        item = winner.item
-        submission = Submission(student, item.path, root=item.root)
-        metas[student] = _analyse(spec, submission, winner, entries[:-1], engine.max_bytes)
-        submissions.append(submission)
 
-    engine.submissions = submissions
+    # 3. the engine
+    engine.submissions = [EngineSubmission(s.person, s.item.path, root=s.item.root) for s in taken.submissions]
     engine.write_gradebook = False
     result = run_batch(engine)
     records = {r["student"]: r for r in result.records}
 
+    # 4. the book
+    metas = {}
+    for submission in taken.submissions:
+        metas[submission.person] = _meta(spec, submission, taken, engine.max_bytes)
     students = list(people) if class_list else sorted(set(records) | set(people))
     for student in students:
         people.setdefault(student, book.Person(student))
         if student not in metas:
             metas[student] = previous.get(student, {}) if student in records else {}
-    ctx = book.Context(spec, policy, applied, penalise, engine.lang, engine.reveal_hidden, engine.book_url)
+        fields = dict(metas[student].get("fields") or {})
+        fields["lookalike"] = taken.lookalikes.get(student, [])
+        metas[student]["fields"] = fields
+    ctx = book.Context(spec, policy, applied, bool(settings["penalise_forbidden"]), engine.lang,
+                       engine.reveal_hidden, engine.book_url)
     built = [book.build(ctx, people[s], records.get(s), metas[s]) for s in students]
     rows = [b.row for b in built]
     grades = {
-        "lab": spec.id, "max_score": ctx.max_score, "layout": parsed.layout,
+        "lab": spec.id, "max_score": ctx.max_score, "layout": taken.layout, "sources": taken.source_layouts,
         "seed_source": result.book.get("seed_source"), "seed_fingerprint": result.book.get("seed_fingerprint"),
         "sandbox": result.book.get("sandbox"),
         "policy": {"due": policy.due.isoformat() if policy.due else None, "late_per_day": policy.per_day,
-                   "late_cap": policy.cap, "penalise_forbidden": penalise},
+                   "late_cap": policy.cap, "penalise_forbidden": bool(settings["penalise_forbidden"]),
+                   "lms_timezone": settings["lms_timezone"]},
         "roster": bool(class_list),
+        "roster_format": class_list.format if class_list else None,
+        "lms_columns": list(class_list.lms_columns) if class_list else [],
+        "lateness_source": _lateness_source(rows),
         "submissions": rows,
-        "unknown_student": unknown_students,
-        "unparsed": parsed.unparsed, "refused": found.refused, "junk": parsed.junk, "notes": parsed.notes,
+        "unknown_student": taken.unknown,
+        "unparsed": taken.unparsed, "refused": taken.refused, "junk": taken.junk, "notes": taken.notes,
+        "lookalikes": taken.lookalikes,
     }
+
+    # 5. the files, then the kept state
     book.write(out, ctx, built, grades)
     if spec.hand_graded:
         sheet = [(row["student"], part, item["max_points"], item["text"])
                  for row in rows if row["status"] != "missing" for part, item in row["hand_graded"].items()]
         gradebook.write_atomic(out / handgrading.SHEET, handgrading.sheet(sheet))
-    _save(out, options, saved, class_list, override_paths, layout, due_text, per_day_text, cap_text, penalise,
-          {s: metas[s] for s in students})
-    return TermResult(grades, result.summary(), _summary(grades))
+    kept_state.keep(out, options, plan, taken, grades)
+    state.save_analysis(out, {s: metas[s] for s in students})
+    return TermResult(grades, result.summary(), plan.changes + summary.lines(grades, class_list, seed))
 
 
-def _analyse(spec, submission: Submission, winner: layouts.Entry, older: list[layouts.Entry], max_bytes: int) -> dict:
-    """What the term keeps of a student's hand-in: where it came from, and its graded code, parsed, never run."""
-    meta = {"file": winner.source, "superseded": [e.source for e in older], "late": winner.late,
-            "timestamp": winner.timestamp, "lms_name": winner.name}
-    if submission.path is None:
-        return meta
-    copy = read(Submission(submission.student, submission.path, root=submission.root), max_bytes)
-    if copy.invalid:
-        return meta
-    ids = [e.id for e in spec.exercises]
-    meta["code"] = code.graded_code(copy.cells, ids)
-    meta["forbidden"] = {e.id: code.forbidden_uses(copy.cells, e.id, e.forbidden_calls)
-                         for e in spec.exercises if e.forbidden_calls}
-    meta["lang"] = copy.lang
-    meta["answers"] = handgrading.answers(submission.path, spec.hand_graded, max_bytes)
+def _meta(spec, submission: intake_stage.Submission, taken: intake_stage.Intake, max_bytes: int) -> dict:
+    meta = {"file": submission.file, "superseded": submission.superseded, "late": submission.late_flag,
+            "submitted_at": submission.time.isoformat() if submission.time else None,
+            "time_source": submission.time_source, "time_odd": submission.time_odd, "lms_name": submission.lms_name}
+    found = analysis.analyse(spec, submission.person, submission.item.path, submission.item.root, max_bytes)
+    failed = found.pop(analysis.NOT_ANALYSED, [])
+    meta.update(found)
+    # the file as the intake shows it (the engine records the path it opened, invisible characters and all)
+    meta["fields"] = {"source": submission.source, "not_analysed": failed,
+                      "notebook": names.shown(str(submission.item.path), 1000)}
+    notes = []
+    if submission.source == "extra":
+        notes.append(["term.note.extra_source", {}])
+    if failed:
+        notes.append(["term.note.not_analysed", {}])
+    meta["notes"] = notes
     return meta
 
 
-def _load_state(out: Path) -> dict:
-    try:
-        state = json.loads((_state_dir(out) / "students.json").read_text(encoding="utf-8"))
-        return state if isinstance(state, dict) else {}
-    except (OSError, ValueError):
-        return {}
+def _lateness_source(rows: list[dict]) -> str | None:
+    found = {row.get("time_source") for row in rows if row["status"] != "missing"} - {None, lateness.OVERRIDE}
+    return found.pop() if len(found) == 1 else ("mixed" if found else None)
 
 
-def load_analysis(out: Path) -> dict:
-    """student -> what _analyse kept (the class report reads it)."""
-    return _load_state(out)
-
-
-def _save(out, options, saved, class_list, override_paths, layout, due, per_day, cap, penalise, metas) -> None:
-    state = gradebook.private_dir(_state_dir(out))
-    settings = {"layout": layout, "due": due, "late_per_day": per_day, "late_cap": cap,
-                "penalise_forbidden": penalise, "roster": bool(class_list), "overrides": saved.get("overrides", [])}
-    if options.roster:
-        gradebook.write_atomic(state / "roster.csv", Path(options.roster).read_text(encoding="utf-8-sig"))
-    if options.overrides:
-        names = []
-        for index, path in enumerate(override_paths):
-            name = f"overrides-{index}.csv"
-            gradebook.write_atomic(state / name, Path(path).read_text(encoding="utf-8-sig"))
-            names.append(name)
-        for stale in state.glob("overrides-*.csv"):
-            if stale.name not in names:
-                stale.unlink()
-        settings["overrides"] = names
-    gradebook.write_atomic(state / "students.json", json.dumps(metas, ensure_ascii=False))
-    gradebook.write_atomic(state / "settings.json", json.dumps(settings, indent=1))
-
-
-def _summary(grades: dict) -> list[str]:
-    rows = grades["submissions"]
-    counts: dict[str, int] = {}
-    for row in rows:
-        counts[row["status"]] = counts.get(row["status"], 0) + 1
-    late = sum(1 for row in rows if row["late"])
-    lines = [f"Term: {len(rows)} students ({grades['layout']} layout): "
-             + ", ".join(f"{n} {status}" for status, n in sorted(counts.items())) + f"; {late} late."]
-    superseded = sum(len(row["superseded"]) for row in rows)
-    if superseded:
-        lines.append(f"{superseded} earlier files superseded by a later one of the same student (listed per row).")
-    for item in grades["unknown_student"]:
-        lines.append(f"unknown student (not on the roster, not graded): {item['key']} {item['name']}: {item['file']}")
-    for text in grades["unparsed"]:
-        lines.append(f"unparsed file name (not graded, not guessed): {text}")
-    for text in grades["refused"]:
-        lines.append(f"refused: {text}")
-    for text in grades["junk"]:
-        lines.append(f"not a submission: {text}")
-    for text in grades["notes"]:
-        lines.append(f"note: {text}")
-    for row in rows:
-        for exercise, names in row["forbidden"].items():
-            lines.append(f"forbidden API: {row['student']}: {exercise} uses {', '.join(names)}")
-    return lines

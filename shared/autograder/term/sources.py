@@ -1,12 +1,15 @@
 """The files under each PATH, from a folder or read directly from a zip, with nothing written outside --out.
 
+Each PATH is a source: an LMS download (a zip or a folder) or a notebook given by itself.
 A zip is never extracted as it stands: each member is checked (no absolute
 name, no `..`, no link, a size cap per file and for the whole archive, read
 with a bound whatever its header claims) and copied into the gradebook's own
 staging folder under a name of ours. A refused member is reported, not fatal.
+Names are kept as found for the layouts to parse, and shown only cleaned.
 """
 from __future__ import annotations
 
+import datetime as _dt
 import hashlib
 import os
 import stat
@@ -14,69 +17,91 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from ..grader import gradebook, sanitize
 from ..grader.submissions import MAX_BYTES, UsageError
+from . import files, names
 
 MAX_ARCHIVE_BYTES = 4 << 30  # uncompressed, all members together
 MAX_MEMBERS = 100_000
 MAX_DEPTH = 6
+STATE_DIR = ".autograder"  # the gradebook's state folder (the engine's name for it)
 
 
 @dataclass
 class Item:
-    """One file: its name as the layout sees it (relative, posix) and where its bytes are on disk."""
+    """One file: its name as the layout sees it (relative, posix, as found) and where its bytes are on disk."""
 
     name: str
     path: Path | None  # None: not copied out of its zip (not a notebook); still seen by the layout
     root: Path  # the folder the engine opens `path` from (no link below it is followed)
-    container: str  # the PATH given
+    container: str  # the PATH given, cleaned for display
     order: float = 0.0  # modification time: the layout's tie-breaker
     size: int = 0
+
+    @property
+    def shown(self) -> str:
+        return f"{self.container}: {names.shown(self.name)}" if self.container else names.shown(self.name)
+
+
+@dataclass
+class Source:
+    path: Path
+    kind: str  # "download" (a zip or a folder from an LMS) | "file" (a notebook given by itself)
+    items: list[Item] = field(default_factory=list)
+
+    @property
+    def shown(self) -> str:
+        return names.shown(self.path)
 
 
 @dataclass
 class Found:
-    items: list[Item] = field(default_factory=list)
+    sources: list[Source] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)  # "<container>: <member>: <reason>"
 
+    @property
+    def items(self) -> list[Item]:
+        return [item for source in self.sources for item in source.items]
 
-def _display(text: str) -> str:
-    return sanitize.text(str(text), 300, newlines=False)
 
-
-def collect(paths: list[str], out: Path, max_bytes: int = MAX_BYTES) -> Found:
+def collect(paths: list, out: Path, max_bytes: int = MAX_BYTES) -> Found:
     found = Found()
     for raw in paths:
         path = Path(raw)
         if not path.exists() and not path.is_symlink():
-            raise UsageError(f"no such file or folder: {_display(raw)}")
+            raise UsageError(f"no such file or folder: {names.shown(raw)}")
         if path.is_dir():
-            _walk(path, found)
-        elif zipfile.is_zipfile(path):
-            _unzip(path, out, found, max_bytes)
+            source = Source(path, "download")
+            _walk(path, source, found)
+        elif files.is_regular(path) and zipfile.is_zipfile(path):
+            source = Source(path, "download")
+            _unzip(path, out, source, found, max_bytes)
         else:
+            # a notebook (or a FIFO, a device: the engine's reader makes it an `unreadable` row, never waits on it)
             info = path.lstat()
-            found.items.append(Item(path.name, path, path.parent, _display(raw), info.st_mtime, info.st_size))
+            source = Source(path, "file", [Item(path.name, path, path.parent, names.shown(raw), info.st_mtime,
+                                               info.st_size)])
+        found.sources.append(source)
     return found
 
 
-def _walk(folder: Path, found: Found) -> None:
+def _walk(folder: Path, source: Source, found: Found) -> None:
     count = 0
-    for current, dirs, files in os.walk(folder, followlinks=False):
+    shown = names.shown(folder)
+    for current, dirs, file_names in os.walk(folder, followlinks=False):
         here = Path(current)
         depth = len(here.relative_to(folder).parts)
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "__MACOSX")
         links = [d for d in dirs if (here / d).is_symlink()]
         dirs[:] = [d for d in dirs if d not in links]
         if depth >= MAX_DEPTH:
-            found.refused.append(f"{_display(here)}: deeper than {MAX_DEPTH} folders, not looked into")
+            found.refused.append(f"{names.shown(here)}: deeper than {MAX_DEPTH} folders, not looked into")
             dirs[:] = []
-        for name in sorted(files) + links:
+        for name in sorted(file_names) + links:
             if name.startswith("."):
                 continue
             count += 1
             if count > MAX_MEMBERS:
-                found.refused.append(f"{_display(folder)}: more than {MAX_MEMBERS} files, the rest not looked at")
+                found.refused.append(f"{shown}: more than {MAX_MEMBERS} files, the rest not looked at")
                 return
             path = here / name
             try:
@@ -84,7 +109,7 @@ def _walk(folder: Path, found: Found) -> None:
             except OSError:
                 continue
             relative = path.relative_to(folder).as_posix()
-            found.items.append(Item(relative, path, folder, _display(folder), info.st_mtime, info.st_size))
+            source.items.append(Item(relative, path, folder, shown, info.st_mtime, info.st_size))
 
 
 def _member_problem(info: zipfile.ZipInfo) -> str | None:
@@ -102,14 +127,20 @@ def _member_problem(info: zipfile.ZipInfo) -> str | None:
     return None
 
 
-def _unzip(archive: Path, out: Path, found: Found, max_bytes: int) -> None:
-    container = _display(archive)
+def staging_dir(out: Path, archive: Path) -> Path:
+    digest = hashlib.sha256(str(archive.resolve()).encode()).hexdigest()[:12]
+    stem = "".join(c if c.isalnum() or c in "-_" else "_" for c in archive.stem[:40])
+    return out / STATE_DIR / "staging" / f"{stem}-{digest}"
+
+
+def _unzip(archive: Path, out: Path, source: Source, found: Found, max_bytes: int) -> None:
+    container = names.shown(archive)
     try:
         bundle = zipfile.ZipFile(archive)
     except (zipfile.BadZipFile, OSError) as error:
-        raise UsageError(f"zip {container}: cannot be read ({error})") from None
-    digest = hashlib.sha256(str(archive.resolve()).encode()).hexdigest()[:12]
-    staging = gradebook.private_dir(out / gradebook.STATE_DIR / "staging" / f"{archive.stem[:40]}-{digest}")
+        raise UsageError(f"zip {container}: cannot be read ({names.shown(error)})") from None
+    staging = staging_dir(out, archive)
+    files.private_dir(staging)
     total = 0
     with bundle:
         members = bundle.infolist()
@@ -120,7 +151,7 @@ def _unzip(archive: Path, out: Path, found: Found, max_bytes: int) -> None:
             if info.is_dir():
                 continue
             name = info.filename.replace("\\", "/")
-            shown = _display(name)
+            shown = names.shown(name)
             problem = _member_problem(info)
             if problem:
                 found.refused.append(f"{container}: {shown}: refused, {problem}")
@@ -141,20 +172,19 @@ def _unzip(archive: Path, out: Path, found: Found, max_bytes: int) -> None:
                 with bundle.open(info) as stream:
                     data = stream.read(max_bytes + 1)  # the header's size may lie: never read more than this
             except (zipfile.BadZipFile, OSError, RuntimeError, NotImplementedError, EOFError) as error:
-                found.refused.append(f"{container}: {shown}: cannot be read ({_display(error)})")
+                found.refused.append(f"{container}: {shown}: cannot be read ({names.shown(error)})")
                 continue
             if len(data) > max_bytes:
                 found.refused.append(f"{container}: {shown}: refused, unpacks to more than {max_bytes} bytes")
                 continue
             total += len(data)
-            target = staging / f"{index:06d}{Path(name).suffix.lower()}"
-            gradebook.write_bytes_atomic(target, data)
-            found.items.append(Item(name, target, staging, container, order, len(data)))
+            suffix = PurePosixPath(name).suffix.lower()
+            target = staging / f"{index:06d}{suffix if suffix.isascii() and suffix[1:].isalnum() else ''}"
+            files.write_private(target, data)
+            source.items.append(Item(name, target, staging, container, order, len(data)))
 
 
 def _zip_time(info: zipfile.ZipInfo) -> float:
-    import datetime as _dt
-
     try:
         return _dt.datetime(*info.date_time).timestamp()
     except (ValueError, OverflowError):

@@ -1,0 +1,1 @@
+"""What each LMS writes: its roster exports and the names in its submission downloads."""
