@@ -40,6 +40,7 @@ import signal
 import socket
 import stat
 import sys
+import threading
 import time
 
 PR_SET_PDEATHSIG = 1
@@ -49,6 +50,7 @@ CLONE_NEWNET = 0x40000000
 CLONE_NEWIPC = 0x08000000
 CLONE_NEWUSER = 0x10000000
 MAX_MESSAGE = 300
+MAX_ANSWER = 4 << 20  # one answer, at most: the grader skips longer lines (sandbox.MAX_LINE)
 CPU_POLL = 0.25  # seconds between two looks at the CPU time of the child's process tree
 MAX_DEPTH = 64  # directories deeper than this are moved up before they are deleted (bounded recursion)
 
@@ -103,11 +105,7 @@ class Zygote:
                 _warm_torch(sys.modules["torch"])
             except Exception as error:  # warming is an optimisation only
                 loaded["warm-up"] = f"{type(error).__name__}: {error}"[:200]
-        runtime = __import__("runtime")
-        try:
-            loaded["precompiled"] = runtime.precompile(self.config.get("precompile", []))
-        except Exception as error:  # an optimisation only: children compile for themselves
-            loaded["precompiled"] = f"{type(error).__name__}: {error}"[:200]
+        __import__("runtime")
         __import__("autograder")
         import gc
 
@@ -161,6 +159,8 @@ class Zygote:
                     self.kill_all(self.child_pid)
                 self.ended = ""
                 self.send({"ok": True, "child_status": status, "child_cpu": round(self.child_cpu, 4)})
+            elif op == "cpu":
+                self.send({"ok": True, "cpu": round(self.tree_cpu(), 4)})
             elif op == "exit":
                 self.kill_all()
                 me = resource.getrusage(resource.RUSAGE_SELF)
@@ -185,6 +185,7 @@ class Zygote:
     def spawn(self, request: dict) -> None:
         self.kill_all()  # one child at a time, always from a clean slate
         self.ended = ""
+        self.child_cpu = 0.0
         self.cpu_budget = float(request.get("limits", {}).get("cpu_seconds", 300))
         self.counter += 1
         uid = self.uid_base + self.counter if self.privileged else None
@@ -302,15 +303,21 @@ class Zygote:
         children it reaped; orphans are never reaped before the kill, so
         nothing that ran escapes the sum.
         """
+        used = self.tree_cpu()
+        if used > self.cpu_budget:
+            self.ended = f"killed: its processes used more than {self.cpu_budget:g} s of CPU"
+            self.kill_all(self.child_pid)
+            self.child_cpu = max(self.child_cpu, used)
+
+    def tree_cpu(self) -> float:
+        """CPU seconds of the current child's whole process tree (what it used before an end, if ended)."""
+        if not self.child_pid:
+            return self.child_cpu if self.ended else 0.0
         tree = self._tree()
         if tree is None:
             tree = self._doomed_by_scan()
         ticks = os.sysconf("SC_CLK_TCK") or 100
-        used = sum(_cpu_ticks(pid) for pid in tree) / ticks
-        if used > self.cpu_budget:
-            self.ended = f"killed: its processes used more than {self.cpu_budget:g} s of CPU"
-            self.child_cpu = 0.0
-            self.kill_all(self.child_pid)
+        return sum(_cpu_ticks(pid) for pid in tree) / ticks
 
     def _doomed_by_scan(self) -> list[int]:
         me = os.getpid()
@@ -678,6 +685,9 @@ class Child:
         self.uid = uid
         self.request = request
         self.reader = None
+        self.lock = threading.RLock()  # one message at a time on the socket (a test may use threads)
+        self.pending: list[dict] = []  # requests read while waiting for a remote reply
+        self.remote_seq = 0
 
     def setup(self) -> None:
         os.setsid()
@@ -735,13 +745,37 @@ class Child:
         except (TypeError, ValueError) as error:
             data = json.dumps({"id": message.get("id"), "result": {"error": {
                 "type": "EncodingError", "message": str(error)[:MAX_MESSAGE]}}})
-        self.sock.sendall(data.encode("utf-8", "surrogatepass") + b"\n")
+        if len(data) > MAX_ANSWER and "result" in message:  # the grader would not read it
+            data = json.dumps({"id": message.get("id"), "result": {"error": {
+                "type": "ValueError", "message": "the value is too large to send to the grader"}}})
+        with self.lock:
+            self.sock.sendall(data.encode("utf-8", "surrogatepass") + b"\n")
 
     def receive(self) -> dict | None:
+        with self.lock:
+            if self.pending:
+                return self.pending.pop(0)
+            return self._read()
+
+    def _read(self) -> dict | None:
         line = self.reader.readline()
         if not line:
             return None
         return json.loads(line)
+
+    def remote(self, message: dict) -> dict:
+        """Ask the grader to run a function handed to the student's test (runtime.remote_function)."""
+        with self.lock:
+            self.remote_seq += 1
+            message["seq"] = self.remote_seq
+            self.send(message)
+            while True:
+                reply = self._read()
+                if reply is None:
+                    raise ConnectionError("the grader is gone")
+                if reply.get("remote_reply") == self.remote_seq:
+                    return reply
+                self.pending.append(reply)
 
     def run(self) -> None:
         self.setup()
@@ -761,10 +795,12 @@ class Child:
                 code = compile(source, f"<cell {index + 1}>", "exec")
                 exec(code, namespace)
             except BaseException as error:  # SystemExit, KeyboardInterrupt too: the cell failed, the notebook goes on
-                self.send({"cell_error": index, "type": type(error).__name__, "message": _safe_str(error)})
+                self.send({"cell_error": index, "type": type(error).__name__[:80], "message": _safe_str(error)})
             _flush()
         self.send({"ready": True})
-        run_call = sys.modules["runtime"].run_call
+        runtime = sys.modules["runtime"]
+        runtime.connect_remote(self.remote)
+        run_call = runtime.run_call
         while True:
             request = self.receive()
             if request is None:

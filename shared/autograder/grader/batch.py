@@ -222,40 +222,6 @@ def run_batch(options: Options) -> BatchResult:
                        time.monotonic() - started, startup, startup_cpu, sandbox_cpu)
 
 
-def functions_to_precompile(spec, seed: int, limit: int = 128 << 10) -> list[dict]:
-    """The functions this batch hands to students' tests (the same for all), for the zygotes to compile once.
-
-    They travel in the zygote's configuration, one control-socket packet: `limit` keeps it small.
-    """
-    from .engine import batch_cases, case_seed
-
-    found: list[dict] = []
-    size = 0
-
-    def collect(value) -> None:
-        nonlocal size
-        if isinstance(value, dict):
-            if isinstance(value.get("__function__"), str) and isinstance(value.get("name"), str):
-                size += len(value["__function__"])
-                if size <= limit:
-                    found.append({"__function__": value["__function__"], "name": value["name"]})
-                return
-            for item in value.values():
-                collect(item)
-        elif isinstance(value, list):
-            for item in value:
-                collect(item)
-
-    hidden = case_seed(seed, spec.id)
-    for exercise in spec.exercises:
-        try:
-            _, calls = batch_cases(exercise, {}, hidden)
-        except Exception:  # lab00's cases need a student's context: nothing to share
-            continue
-        collect(calls)
-    return found
-
-
 def _warm_judges() -> None:
     """Import torch here while the workers start: judging students' tests re-runs trusted functions."""
     try:
@@ -290,11 +256,8 @@ def _grade_all(spec, runnable, options: Options, seed: Seed, records: dict, prog
         preimport = modules_to_preimport([[cell for cell in submission.cells if len(cell) <= PREIMPORT_CELL_CHARS]
                                           for submission, _ in runnable])
 
-        precompile = functions_to_precompile(spec, seed.value)
-
         def run_slot(index: int) -> None:
-            slot = Slot(index, worker, info, log_dir=log_dir, limits=limits, hide=hidden, preimport=preimport,
-                        precompile=precompile)
+            slot = Slot(index, worker, info, log_dir=log_dir, limits=limits, hide=hidden, preimport=preimport)
             try:
                 begun = time.monotonic()
                 slot.start()
