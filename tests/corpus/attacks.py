@@ -354,3 +354,110 @@ def perturbation_test(attn_fn, T=8, d=4, seed=0):
 def jacobian_leaks(attn_fn, T=6, d=4):
     raise ValueError("seen " + " ".join(SEEN))
 ''']
+
+
+# ---------------------------------------------------------------- what one student leaves for the next
+def deep_planter(token: str, branches: int = 2, wide: int = 66_000) -> str:
+    """About 132 000 folders that no bounded wipe removes: a chain of 63 folders in /tmp ends in `branches`
+    folders, each a chain of 63 ending in `wide` folders side by side, a file in every 100th.
+
+    The zygote's wipe moves each folder found 64 levels down up to /tmp and takes
+    at most 65 536 steps per entry it starts from; it runs when a child ends and
+    again before the next starts: after two rounds a branch still holds folders.
+    """
+    return f'''
+import os
+os.umask(0)  # readable by the next student, whatever uid it runs under
+start = os.getcwd()
+
+
+def chain():
+    for _ in range(63):
+        os.mkdir("c")
+        os.chdir("c")
+
+
+os.chdir("/tmp")
+os.mkdir("{token}")
+os.chdir("{token}")
+chain()
+bottom = os.getcwd()
+for branch in range({branches}):
+    os.chdir(bottom)
+    os.mkdir(f"b{{branch}}")
+    os.chdir(f"b{{branch}}")
+    chain()
+    for n in range({wide}):
+        os.mkdir(f"s{{n}}")
+        if n % 100 == 0:
+            with open(f"s{{n}}/planted", "w") as handle:
+                handle.write("{token}-secret")
+for folder in ("/tmp", "/dev/shm", start):
+    with open(os.path.join(folder, "{token}-shallow"), "w") as handle:
+        handle.write("{token}-secret")
+os.chdir(start)
+print("PLANTED", flush=True)
+'''
+
+
+def planted_reader(token: str) -> str:
+    """Every file the planter left that this child can find (its scratch folders and the folders above)."""
+    return f'''
+import os
+found = 0
+tops = ["/tmp", "/dev/shm", "/var/tmp", os.path.dirname(os.getcwd()), os.getcwd()]
+for top in tops:
+    for folder, dirs, files in os.walk(top):
+        if folder.count(os.sep) > 100:
+            dirs[:] = []
+        for name in files:
+            try:
+                with open(os.path.join(folder, name)) as handle:
+                    found += "{token}-secret" in handle.read(100)
+            except (OSError, UnicodeDecodeError):
+                pass
+print("FOUND", found, flush=True)
+'''
+
+
+def host_writer(token: str) -> str:
+    """A file in every folder this child can write to: the usual scratch folders, and every folder any user
+    may write to that a short look at the host finds (/run/lock, /var/tmp, /dev/mqueue...)."""
+    return f'''
+import os, stat
+folders = ["/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/run/shm", "/dev/mqueue", "/var/lock", os.getcwd()]
+for top in ("/", "/var", "/run", "/dev", "/var/lib", "/var/cache", "/var/spool", "/var/log", "/opt", "/srv",
+            "/home", "/mnt", "/usr/local", "/etc"):
+    try:
+        names = os.listdir(top)
+    except OSError:
+        continue
+    for name in names:
+        path = os.path.join(top, name)
+        try:
+            info = os.lstat(path)
+        except OSError:
+            continue
+        if stat.S_ISDIR(info.st_mode) and info.st_mode & 0o002:
+            folders.append(path)
+wrote = []
+for folder in dict.fromkeys(folders):
+    try:
+        with open(os.path.join(folder, "{token}-left"), "w") as handle:
+            handle.write("{token}-secret")
+        wrote.append(folder)
+    except OSError:
+        pass
+print("WROTE", len(wrote), wrote, flush=True)
+'''
+
+
+def host_leftovers(token: str) -> list[str]:
+    """Files of `host_writer` still on the host: the folders it looks at, from the host's side."""
+    import glob
+
+    found: dict[str, str] = {}
+    for pattern in (f"/*/{token}-left", f"/*/*/{token}-left", f"/*/*/*/{token}-left"):
+        for path in glob.glob(pattern):
+            found.setdefault(os.path.realpath(path), path)  # /var/lock is often a link to /run/lock
+    return sorted(found)

@@ -98,6 +98,12 @@ class SandboxInfo:
         elif self.cgroups is not None:
             text += (f"; NO cgroups ({self.cgroups.reason}): memory is bounded per process only and the CPU "
                      "time of a submission's processes together, not their share of the machine")
+        if self.isolation.get("scratch") is True:
+            text += "; each submission starts from empty scratch folders of its own (a new tmpfs on each of /tmp, " \
+                    "/dev/shm and, without bwrap, every other folder any user may write to)"
+        elif "scratch" in self.isolation:
+            text += ("; scratch folders are only wiped between submissions, not new for each"
+                     f" ({self.isolation['scratch']})")
         if self.isolation.get("ipc") is True:
             text += "; each submission in an IPC namespace of its own"
         elif "ipc" in self.isolation:
@@ -117,6 +123,10 @@ class SandboxInfo:
             if self.privileged and hidden and not self.isolation.get("error"):
                 text += (": a private mount namespace hides " + ", ".join(hidden)
                          + "; other files the children's uids may read stay visible")
+                if self.isolation.get("read_only"):
+                    writable = self.isolation.get("writable") or []
+                    text += "; the host's file systems are read-only to student code" + (
+                        f" but {', '.join(writable)}" if writable else "")
             else:
                 text += (": student code can read every file the grader's user can read "
                          "(the repository, solutions/, the gradebook)")
