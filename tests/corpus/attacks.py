@@ -461,3 +461,24 @@ def host_leftovers(token: str) -> list[str]:
         for path in glob.glob(pattern):
             found.setdefault(os.path.realpath(path), path)  # /var/lock is often a link to /run/lock
     return sorted(found)
+
+
+# ---------------------------------------------------------------- one student against the grader itself
+def channel_flood(megabytes: int = 31) -> str:
+    """A cell that writes one line of `megabytes` MB on the grader's socket: a JSON object the grader
+    never waits for, made of millions of empty lists (slow to decode, ~70 bytes of Python per 3 bytes)."""
+    return f'''
+import os, socket, stat
+line = b'{{"x": [' + b'[],' * ({megabytes} * 2**20 // 3) + b'[]]}}\\n'
+for fd in range(3, 64):
+    try:
+        if stat.S_ISSOCK(os.fstat(fd).st_mode):
+            channel = socket.socket(fileno=fd)
+            try:
+                channel.sendall(line)
+            finally:
+                channel.detach()
+    except OSError:
+        pass
+print("FLOODED", len(line), flush=True)
+'''
