@@ -103,3 +103,15 @@ def test_an_earlier_exercises_hidden_inputs_never_reach_a_later_ones_feedback(gr
               for c in exercise.cases({}, case_seed(SEED, "lab02")) if not c.public}
     assert "seen <6|4|0>" in feedback, feedback  # the public inputs: the channel itself works
     assert hidden and not any(mark in feedback for mark in hidden), feedback
+
+
+@pytest.mark.parametrize("raw,warned", [("12345", True), ("-99", True), (str((1 << 40) - 1), True),
+                                        (str(1 << 40), False), (str(SEED), False), ("0x1234567890abcdef", False)])
+def test_a_seed_that_trying_every_smaller_one_would_find_is_warned_about(raw, warned):
+    """A small --seed was recovered in 4 s from one hidden input: the summary says so below 2^40."""
+    from autograder.grader.batch import resolve_seed, seed_warning
+
+    for environ, given in (({}, raw), ({"AUTOGRADER_SEED": raw}, None)):
+        text = seed_warning(resolve_seed("lab02", given, environ))
+        assert bool(text) == warned and ("2^40" in text) == warned, (raw, text)
+    assert seed_warning(resolve_seed("lab02", None, {})) == ""  # the default seed has its own warning

@@ -20,6 +20,10 @@ from .sandbox import (Limits, SandboxError, SandboxInfo, Slot, WorkerDir, decide
 from .submissions import MAX_BYTES, Discovery, Submission, UsageError, discover, read
 
 SEED_ENV = "AUTOGRADER_SEED"
+# A student who learns one hidden input can try seeds 0, 1, 2... until one rebuilds it: sha256 and a numpy
+# generator per try, about a million tries a second in optimised code on one core. Below 2^40 (13 digits)
+# every seed falls within two weeks of one core, a day of a class's laptops: too few values to hide in.
+SEED_SAFE = 1 << 40
 PREIMPORT_CELL_CHARS = 20_000
 
 
@@ -379,4 +383,15 @@ def summary_text(result: BatchResult) -> str:
                      f"--seed N (or set {SEED_ENV}) and keep N to yourself.")
     else:
         lines.append(f"Hidden cases: seed from {result.seed.source} (fingerprint {result.seed.fingerprint}).")
+        lines.append(seed_warning(result.seed))
     return "\n".join(line for line in lines if line)
+
+
+def seed_warning(seed: Seed) -> str:
+    """A warning when the seed is small enough to be found by trying every smaller one ('' otherwise)."""
+    if seed.source == "default" or abs(seed.value) >= SEED_SAFE:
+        return ""
+    return (f"WARNING: the seed from {seed.source} is below 2^40 (fewer than 13 digits): a student who learns one "
+            "hidden input can try every smaller seed (about a million a second on one core: all of them in two "
+            "weeks, in a day on a class's laptops) and rebuild every hidden case. Draw a seed of 64 random bits: "
+            "python -c 'import secrets; print(secrets.randbits(64))'.")
