@@ -364,7 +364,7 @@ def _request(spec: _Spec, op: str, tensors, extra, needs=None) -> Any:
                "kwargs": {str(k): _encode_remote(v) for k, v in spec.template["kwargs"].items()},
                "tensors": [_encode_remote_tensor(t) for t in tensors],
                "extra": [None if e is None else _encode_remote_tensor(e) for e in extra]}
-    size = sum(len(t["__tensor__"]) for t in message["tensors"] + message["extra"] if t is not None)
+    size = sum(t.numel() for t in (*tensors, *extra) if t is not None)
     if size > REMOTE_MAX_ELEMENTS:
         raise ValueError(f"the function handed to your test takes at most {REMOTE_MAX_ELEMENTS} numbers "
                          f"per call, not {size}")
@@ -387,11 +387,51 @@ def _encode_remote_tensor(tensor) -> dict:
     if tensor.numel() > REMOTE_MAX_ELEMENTS:
         raise ValueError(f"the function handed to your test takes at most {REMOTE_MAX_ELEMENTS} numbers "
                          f"per call, not {tensor.numel()}")
-    dtype = str(tensor.dtype).replace("torch.", "")
-    flat = tensor.detach().to("cpu").reshape(-1)
-    if dtype in ("float16", "bfloat16"):
-        flat = flat.float()  # every such value is a float exactly
-    return {"__tensor__": flat.tolist(), "dtype": dtype, "shape": list(tensor.shape)}
+    return encode_bytes(tensor)
+
+
+def encode_bytes(tensor) -> dict:
+    """A tensor as its raw bytes in base64: exact (NaN and -0.0 too) and cheaper than a list of numbers."""
+    import base64
+
+    import torch
+
+    functorch = torch._C._functorch
+    while functorch.is_functorch_wrapped_tensor(tensor) and not functorch.is_batchedtensor(tensor):
+        tensor = functorch.get_unwrapped(tensor)  # a torch.func wrapper (jvp, grad) around these very values
+    with torch._C._DisableFuncTorch():  # plain tensor operations, whatever transform is running
+        flat = tensor.detach().to("cpu").contiguous().reshape(-1)
+        raw = flat.view(torch.uint8).numpy().tobytes()
+    return {"__bytes__": base64.b64encode(raw).decode("ascii"), "dtype": str(tensor.dtype).replace("torch.", ""),
+            "shape": list(tensor.shape)}
+
+
+def decode_bytes(value: dict):
+    """The tensor of encode_bytes (ValueError when the bytes do not fit dtype and shape)."""
+    import base64
+    import binascii
+
+    import torch
+
+    dtype = getattr(torch, str(value["dtype"]), None)
+    if not isinstance(dtype, torch.dtype) or dtype.is_complex:
+        raise ValueError("no such dtype")
+    shape = [int(n) for n in value["shape"]]
+    try:
+        raw = base64.b64decode(value["__bytes__"], validate=True)
+    except (binascii.Error, TypeError) as error:
+        raise ValueError("not base64") from error
+    count = 1
+    for n in shape:
+        count *= n
+    if len(raw) != count * dtype.itemsize:
+        raise ValueError("the bytes do not fit the shape")
+    if dtype == torch.bool:  # any byte but 0 is True: no bool tensor holds another value
+        return (torch.frombuffer(bytearray(raw), dtype=torch.uint8) != 0).reshape(shape) if raw else \
+            torch.zeros(shape, dtype=torch.bool)
+    if not raw:
+        return torch.zeros(shape, dtype=dtype)
+    return torch.frombuffer(bytearray(raw), dtype=dtype).reshape(shape)
 
 
 def _encode_remote(value, depth: int = 0) -> Any:
@@ -435,6 +475,8 @@ def _decode_remote(value) -> Any:
         return [_decode_remote(v) for v in value]
     if not isinstance(value, dict):
         return value
+    if "__bytes__" in value:
+        return decode_bytes(value)
     if "__tensor__" in value:
         torch = _torch()
         dtype = getattr(torch, value["dtype"])

@@ -45,6 +45,7 @@ CELL_SAMPLE = 0.05  # a cell's start reuses a CPU sample at most this old (noteb
 NOTEBOOK_LINE = 64 << 10  # one message of the child while it runs the notebook, at most
 ANSWER_LINE = 4 << 20  # one answer to a call, at most (the worker refuses to send more)
 REMOTE_LINE = 4 << 20  # one request for a remote function (its numbers are capped in remote.py)
+REMOTE_PREFIX = b'{"remote": '  # a request for a remote function: remote.py checks every part of it
 NOTEBOOK_MESSAGES = {b'{"cell": ': NOTEBOOK_LINE, b'{"cell_error": ': NOTEBOOK_LINE, b'{"ready": ': NOTEBOOK_LINE}
 
 
@@ -281,7 +282,7 @@ class Session:
                 self.saw_hidden = True
             tokens = {function.token: function for function in functions}
             answer = b'{"id": %d, "result": ' % request_id
-            accept = {answer: ANSWER_LINE, b'{"remote": ': REMOTE_LINE}
+            accept = {answer: ANSWER_LINE, REMOTE_PREFIX: REMOTE_LINE}
 
             def send_upcoming(line: bytes) -> None:
                 if upcoming is not None and self.prefetched is None and line.startswith(answer):
@@ -290,7 +291,7 @@ class Session:
 
             while True:
                 message = child.receive(time.monotonic() + self._step(clock), accept=accept,
-                                        on_line=send_upcoming, fatal=(answer,))
+                                        on_line=send_upcoming, fatal=(answer,), raw=(REMOTE_PREFIX,))
                 self.grader_cpu += remote.cpu_clock() - thread_cpu
                 thread_cpu = remote.cpu_clock()
                 if self.time_up(clock):
@@ -341,8 +342,8 @@ class Session:
 
     def _serve(self, child: ChildHandle, message: dict, tokens: dict) -> None:
         """Answer a request for a remote function (any other token: a function no longer handed out)."""
-        seq = message.get("seq")
-        function = tokens.get(message.get("remote"))
+        seq, token = message.get("seq"), message.get("remote")  # raw: not cleaned, checked here
+        function = tokens.get(token) if isinstance(token, str) else None
         if function is None:
             reply = {"error": {"type": "RuntimeError",
                                "message": "this function was handed to another call of your test"}}
