@@ -11,20 +11,26 @@ Two roles, one per process:
   each submission it forks a child, hands the grader the child's socket and
   output pipe (SCM_RIGHTS), and on request kills the child's whole process
   tree and wipes the files it left.
-* the child (one per submission, never reused): drops privileges, sets its
-  limits, executes the notebook's code cells, then answers call requests one
-  at a time with `runtime.run_call`, whose results are plain JSON data.
+* the child (one per submission, never reused): takes empty scratch folders
+  of its own, drops privileges, sets its limits, executes the notebook's code
+  cells, then answers call requests one at a time with `runtime.run_call`,
+  whose results are plain JSON data. A function handed to a student's test is
+  a handle (runtime.remote_function): its calls are requests to the grader.
 
 Protocol (JSON, one object per line on the child socket):
   grader -> child: {"cells": [source, ...], "skip": [index, ...]}
                    {"id": n, "call": {...}}
+                   {"remote_reply": k, "ok": value} | {"remote_reply": k, "error": {...}}
   child -> grader: {"cell": i}  {"cell_error": i, "type": ..., "message": ...}
                    {"ready": true}  {"id": n, "result": {...}}
+                   {"remote": token, "seq": k, "op": ..., ...}   (a call of a remote function)
 Control socket (SOCK_SEQPACKET, one JSON object per packet):
   grader -> zygote: first the configuration (a JSON object: paths, uids, hidden folders; never on the
                    command line, which any process can read), then
-                   {"op": "spawn", "env": {...}, "limits": {...}} | {"op": "kill"} | {"op": "exit"}
-  zygote -> grader: {"ok": true, ...} (+ two fds for "spawn": child socket, output pipe)
+                   {"op": "spawn", "env": {...}, "limits": {...}} | {"op": "kill"} | {"op": "cpu"}
+                   | {"op": "exit"}
+  zygote -> grader: {"ok": true, ...} (+ two fds for "spawn": child socket, output pipe; "cpu": the CPU
+                   seconds of the current child's whole process tree)
 """
 from __future__ import annotations
 
