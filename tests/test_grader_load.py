@@ -86,7 +86,7 @@ class FakeChild:
     def send(self, message, timeout=10.0):
         self.sent.append(message)
 
-    def receive(self, deadline, on_line=None, accept=None, fatal=()):
+    def receive(self, deadline, on_line=None, accept=None, fatal=(), raw=()):
         last = self.sent[-1]
         if "cells" in last:
             return {"ready": True}

@@ -397,11 +397,13 @@ def encode_bytes(tensor) -> dict:
     import torch
 
     functorch = torch._C._functorch
-    while functorch.is_functorch_wrapped_tensor(tensor) and not functorch.is_batchedtensor(tensor):
-        tensor = functorch.get_unwrapped(tensor)  # a torch.func wrapper (jvp, grad) around these very values
-    with torch._C._DisableFuncTorch():  # plain tensor operations, whatever transform is running
-        flat = tensor.detach().to("cpu").contiguous().reshape(-1)
-        raw = flat.view(torch.uint8).numpy().tobytes()
+    if functorch.is_functorch_wrapped_tensor(tensor):
+        while functorch.is_functorch_wrapped_tensor(tensor) and not functorch.is_batchedtensor(tensor):
+            tensor = functorch.get_unwrapped(tensor)  # a torch.func wrapper (jvp, grad) around these values
+        with torch._C._DisableFuncTorch():  # plain tensor operations, whatever transform is running
+            raw = tensor.detach().to("cpu").contiguous().reshape(-1).view(torch.uint8).numpy().tobytes()
+    else:
+        raw = tensor.detach().to("cpu").contiguous().reshape(-1).view(torch.uint8).numpy().tobytes()
     return {"__bytes__": base64.b64encode(raw).decode("ascii"), "dtype": str(tensor.dtype).replace("torch.", ""),
             "shape": list(tensor.shape)}
 

@@ -41,7 +41,9 @@ TYPED_ID_CHARS = 200
 GARBLED = "it garbled the channel to the grader"
 WALL_FACTOR, WALL_SLACK = 2.0, 1.0  # a limit of L CPU seconds also stops code that waits, after 2 L + 1 s
 CPU_POLL = 0.25  # seconds between two looks at the CPU time while a call or a cell runs
-CELL_SAMPLE = 0.05  # a cell's start reuses a CPU sample at most this old (notebooks have many short cells)
+# A cell's or an exercise's start reuses a CPU sample at most this old (notebooks have many short cells, labs
+# many quick exercises): each sample is a round trip to the zygote, which reads /proc for the child's tree.
+CELL_SAMPLE = 0.05
 NOTEBOOK_LINE = 64 << 10  # one message of the child while it runs the notebook, at most
 ANSWER_LINE = 4 << 20  # one answer to a call, at most (the worker refuses to send more)
 REMOTE_LINE = 4 << 20  # one request for a remote function (its numbers are capped in remote.py)
@@ -553,7 +555,7 @@ def _run_plans(plans: list[Plan], session: Session, limits: TimeLimits) -> None:
         if plan.result is not None:
             continue
         if running is not None and running is not plan:
-            session._stop(running.clock, fresh=0.0)  # the next exercise's clock starts from this sample
+            session._stop(running.clock, fresh=CELL_SAMPLE)  # the next exercise's clock starts from this sample
         running = plan
         upcoming = next((p.calls[i] for p, i in sequence[position + 1:] if p.result is None), None)
         case = plan.cases[index]
