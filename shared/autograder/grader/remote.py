@@ -332,9 +332,9 @@ def _array(value) -> np.ndarray | None:
     try:
         if hasattr(value, "detach"):
             tensor = value.detach()
-            # numpy has no bfloat16; no copy: nothing writes to a request's tensor (trusted functions only read)
+            # numpy has no bfloat16; a copy, whatever the function does to its input afterwards
             array = (tensor.float() if tensor.dtype.is_floating_point and tensor.element_size() < 4
-                     else tensor).numpy()
+                     else tensor).numpy().copy()
         else:
             array = np.array(value)
     except Exception:  # an argument that is no array of numbers is no evidence
