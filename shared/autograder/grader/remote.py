@@ -252,7 +252,11 @@ class RemoteFunction:
             chosen = dict(zip(order, primals))
             return function(*_replace(args, tensors, chosen), **_replace(kwargs, tensors, chosen))
 
-        jacobian = torch.autograd.functional.jacobian(of, tuple(tensors[i] for i in order))
+        primals = tuple(tensors[i] for i in order)
+        try:  # all backward passes at once
+            jacobian = torch.autograd.functional.jacobian(of, primals, vectorize=True)
+        except RuntimeError:  # an operation torch's vmap does not batch: one backward pass per row
+            jacobian = torch.autograd.functional.jacobian(of, primals)
         rows = jacobian if isinstance(output, tuple) else (jacobian,)
         return [list(row) for row in rows]
 
