@@ -148,6 +148,27 @@ def test_ipc_objects_do_not_reach_the_next_student(serial_batch):
     assert not serial_batch["leftover"]
 
 
+@pytest.fixture(scope="module")
+def planted_batch(tmp_path_factory):
+    """One slot: a planter of 132 000 folders (seconds of work: its own cell limit), then a reader."""
+    folder = tmp_path_factory.mktemp("planted")
+    subs = folder / "subs"
+    write(subs, "a_planter", [attacks.deep_planter(TOKEN), *honest("a_planter")])
+    write(subs, "b_after_planter", [attacks.planted_reader(TOKEN), *honest("b_after_planter")])
+    run = grade("lab00", subs, "--out", folder / "out", "--jobs", 1, "--seed", 5, "--cell-timeout", 20, "--quiet")
+    assert run.returncode == 0, run.stderr + run.stdout
+    book, entries, outputs = results(folder / "out")
+    return {"run": run, "entries": entries, "outputs": outputs}
+
+
+def test_the_next_student_starts_from_empty_scratch_folders(planted_batch):
+    """132 000 folders the bounded wipe cannot all remove: each child gets new, empty tmpfs instead."""
+    outputs = planted_batch["outputs"]
+    assert "PLANTED" in outputs["a_planter"], outputs["a_planter"]
+    assert "FOUND 0" in outputs["b_after_planter"], outputs["b_after_planter"]
+    assert planted_batch["entries"]["b_after_planter"]["score"] == LAB00_FULL
+
+
 def test_forged_cell_messages_do_not_stop_the_cell_clock(serial_batch):
     entry = serial_batch["entries"]["e_forger"]
     notes = [(cell["kind"], cell["text"]) for cell in entry["cells"]]
@@ -197,15 +218,19 @@ def fallback_batch(tmp_path_factory):
     write(subs, "b_cmdline", [attacks.cmdline_reader(str(SEED), str(folder)), *honest("b_cmdline")])
     write(subs, "c_ipc_writer", [attacks.ipc_writer(SHM_KEY + 1, QUEUE + "f", "answers of c"), *honest("c_ipc_writer")])
     write(subs, "d_ipc_reader", [attacks.ipc_reader(QUEUE + "f"), *honest("d_ipc_reader")])
+    write(subs, "e_host_writer", [attacks.host_writer(TOKEN), *honest("e_host_writer")])
+    write(subs, "f_after_writer", [attacks.planted_reader(TOKEN), *honest("f_after_writer")])
     try:
         run = grade("lab00", subs, "--out", out, "--jobs", 1, "--seed", SEED, "--sandbox", "fallback", "--quiet")
         assert run.returncode == 0, run.stderr + run.stdout
         book, entries, outputs = results(out)
         yield {"run": run, "entries": entries, "outputs": outputs, "host": host, "out": out,
-               "leftover": host_segments(SHM_KEY + 1)}
+               "leftover": host_segments(SHM_KEY + 1), "host_files": attacks.host_leftovers(TOKEN)}
     finally:
         remove_segments(SHM_KEY + 1)
         ctypes.CDLL(None).mq_unlink((QUEUE + "f").encode())
+        for path in attacks.host_leftovers(TOKEN):
+            Path(path).unlink(missing_ok=True)
 
 
 @needs_root
@@ -233,6 +258,16 @@ def test_fallback_ipc_objects_die_with_the_child(fallback_batch):
     assert "CREATED" in fallback_batch["outputs"]["c_ipc_writer"]
     assert "SEGMENTS 0 QUEUE absent" in fallback_batch["outputs"]["d_ipc_reader"]
     assert not fallback_batch["leftover"], "a System V segment outlived the batch on the host"
+
+
+@needs_root
+def test_fallback_children_leave_nothing_on_the_host(fallback_batch):
+    """/run/lock, /var/tmp, /dev/mqueue...: the host is read-only to student code, its scratch folders new."""
+    output = fallback_batch["outputs"]["e_host_writer"]
+    assert "WROTE" in output and "/tmp" in output, output  # it could write its own scratch space
+    assert not fallback_batch["host_files"], fallback_batch["host_files"]
+    assert "FOUND 0" in fallback_batch["outputs"]["f_after_writer"], fallback_batch["outputs"]["f_after_writer"]
+    assert fallback_batch["entries"]["f_after_writer"]["score"] == LAB00_FULL
 
 
 # ---------------------------------------------------------------- 6. wherever the checkout lives

@@ -21,12 +21,20 @@ MAX_PAIRS = 8192  # pairs compared for one function: the grader's time stays bou
 
 
 def recorded_inputs(output: dict, which: int = 0) -> list[np.ndarray]:
-    """The inputs recorded for the `which`-th recorded function of one call (plain arrays)."""
+    """The inputs recorded for the `which`-th recorded function of one call (plain arrays).
+
+    A snapshot is a numpy array (the grader's own log of a remote function's
+    calls, grader/remote.py) or runtime's plain encoding (in-process `check`).
+    """
     calls = output.get("calls")
     if not isinstance(calls, list) or len(calls) <= which or not isinstance(calls[which], list):
         return []
     arrays = []
     for snapshot in calls[which]:
+        if isinstance(snapshot, np.ndarray):
+            if snapshot.ndim >= 1 and snapshot.dtype.kind in "biuf":
+                arrays.append(snapshot.astype(float, copy=False))
+            continue
         value = decode(snapshot) if isinstance(snapshot, dict) else None
         if value is not None and hasattr(value, "values") and value.values.ndim >= 1:
             arrays.append(np.asarray(value.values, dtype=float))
@@ -40,7 +48,9 @@ def recorded_shapes(output: dict, which: int = 0) -> list[tuple[int, ...]]:
         return []
     shapes = []
     for snapshot in calls[which]:
-        if isinstance(snapshot, dict):
+        if isinstance(snapshot, np.ndarray):
+            shapes.append(tuple(int(n) for n in snapshot.shape))
+        elif isinstance(snapshot, dict):
             shape = snapshot.get("shape", snapshot.get("__shape__"))
             if isinstance(shape, list) and all(isinstance(n, int) for n in shape):
                 shapes.append(tuple(shape))

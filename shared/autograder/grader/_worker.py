@@ -11,20 +11,26 @@ Two roles, one per process:
   each submission it forks a child, hands the grader the child's socket and
   output pipe (SCM_RIGHTS), and on request kills the child's whole process
   tree and wipes the files it left.
-* the child (one per submission, never reused): drops privileges, sets its
-  limits, executes the notebook's code cells, then answers call requests one
-  at a time with `runtime.run_call`, whose results are plain JSON data.
+* the child (one per submission, never reused): takes empty scratch folders
+  of its own, drops privileges, sets its limits, executes the notebook's code
+  cells, then answers call requests one at a time with `runtime.run_call`,
+  whose results are plain JSON data. A function handed to a student's test is
+  a handle (runtime.remote_function): its calls are requests to the grader.
 
 Protocol (JSON, one object per line on the child socket):
   grader -> child: {"cells": [source, ...], "skip": [index, ...]}
                    {"id": n, "call": {...}}
+                   {"remote_reply": k, "ok": value} | {"remote_reply": k, "error": {...}}
   child -> grader: {"cell": i}  {"cell_error": i, "type": ..., "message": ...}
                    {"ready": true}  {"id": n, "result": {...}}
+                   {"remote": token, "seq": k, "op": ..., ...}   (a call of a remote function)
 Control socket (SOCK_SEQPACKET, one JSON object per packet):
   grader -> zygote: first the configuration (a JSON object: paths, uids, hidden folders; never on the
                    command line, which any process can read), then
-                   {"op": "spawn", "env": {...}, "limits": {...}} | {"op": "kill"} | {"op": "exit"}
-  zygote -> grader: {"ok": true, ...} (+ two fds for "spawn": child socket, output pipe)
+                   {"op": "spawn", "env": {...}, "limits": {...}} | {"op": "kill"} | {"op": "cpu"}
+                   | {"op": "exit"}
+  zygote -> grader: {"ok": true, ...} (+ two fds for "spawn": child socket, output pipe; "cpu": the CPU
+                   seconds of the current child's whole process tree)
 """
 from __future__ import annotations
 
@@ -40,6 +46,7 @@ import signal
 import socket
 import stat
 import sys
+import threading
 import time
 
 PR_SET_PDEATHSIG = 1
@@ -49,6 +56,7 @@ CLONE_NEWNET = 0x40000000
 CLONE_NEWIPC = 0x08000000
 CLONE_NEWUSER = 0x10000000
 MAX_MESSAGE = 300
+MAX_ANSWER = 4 << 20  # one answer, at most: the grader skips longer lines (sandbox.MAX_LINE)
 CPU_POLL = 0.25  # seconds between two looks at the CPU time of the child's process tree
 MAX_DEPTH = 64  # directories deeper than this are moved up before they are deleted (bounded recursion)
 
@@ -103,11 +111,7 @@ class Zygote:
                 _warm_torch(sys.modules["torch"])
             except Exception as error:  # warming is an optimisation only
                 loaded["warm-up"] = f"{type(error).__name__}: {error}"[:200]
-        runtime = __import__("runtime")
-        try:
-            loaded["precompiled"] = runtime.precompile(self.config.get("precompile", []))
-        except Exception as error:  # an optimisation only: children compile for themselves
-            loaded["precompiled"] = f"{type(error).__name__}: {error}"[:200]
+        __import__("runtime")
         __import__("autograder")
         import gc
 
@@ -127,7 +131,14 @@ class Zygote:
             # The children's folders live apart from the parents bwrap made in /tmp for its binds.
             os.makedirs(self.tmp_root, 0o711, exist_ok=True)
             os.chmod(self.tmp_root, 0o711)
-        isolation["ipc"] = _probe(lambda: _own_ipc_namespace(self.privileged)) or True
+        # Each child covers the folders any user may write to with empty tmpfs of its own (fresh_scratch).
+        self.config["child_scratch"] = {
+            "roots": scratch_roots(bool(self.config.get("in_bwrap"))),
+            "keep": [k for k in self.config.get("keep", []) if k != self.tmp_root],
+            "size": int(self.config.get("scratch_bytes", 0)) or 64 << 20}
+        scratch = _probe(lambda: own_namespaces(self.privileged, self.config["child_scratch"]))
+        isolation["scratch"] = scratch or True
+        isolation["ipc"] = True if not scratch else (_probe(lambda: _own_ipc_namespace(self.privileged)) or True)
         loaded = self.warm_up()
         self.baseline = {root: set(_names(root)) for root in self._scratch_roots()}
         usage = resource.getrusage(resource.RUSAGE_SELF)
@@ -161,6 +172,8 @@ class Zygote:
                     self.kill_all(self.child_pid)
                 self.ended = ""
                 self.send({"ok": True, "child_status": status, "child_cpu": round(self.child_cpu, 4)})
+            elif op == "cpu":
+                self.send({"ok": True, "cpu": round(self.tree_cpu(), 4)})
             elif op == "exit":
                 self.kill_all()
                 me = resource.getrusage(resource.RUSAGE_SELF)
@@ -185,6 +198,7 @@ class Zygote:
     def spawn(self, request: dict) -> None:
         self.kill_all()  # one child at a time, always from a clean slate
         self.ended = ""
+        self.child_cpu = 0.0
         self.cpu_budget = float(request.get("limits", {}).get("cpu_seconds", 300))
         self.counter += 1
         uid = self.uid_base + self.counter if self.privileged else None
@@ -302,15 +316,21 @@ class Zygote:
         children it reaped; orphans are never reaped before the kill, so
         nothing that ran escapes the sum.
         """
+        used = self.tree_cpu()
+        if used > self.cpu_budget:
+            self.ended = f"killed: its processes used more than {self.cpu_budget:g} s of CPU"
+            self.kill_all(self.child_pid)
+            self.child_cpu = max(self.child_cpu, used)
+
+    def tree_cpu(self) -> float:
+        """CPU seconds of the current child's whole process tree (what it used before an end, if ended)."""
+        if not self.child_pid:
+            return self.child_cpu if self.ended else 0.0
         tree = self._tree()
         if tree is None:
             tree = self._doomed_by_scan()
         ticks = os.sysconf("SC_CLK_TCK") or 100
-        used = sum(_cpu_ticks(pid) for pid in tree) / ticks
-        if used > self.cpu_budget:
-            self.ended = f"killed: its processes used more than {self.cpu_budget:g} s of CPU"
-            self.child_cpu = 0.0
-            self.kill_all(self.child_pid)
+        return sum(_cpu_ticks(pid) for pid in tree) / ticks
 
     def _doomed_by_scan(self) -> list[int]:
         me = os.getpid()
@@ -488,6 +508,13 @@ def private_mounts(hide: list[str], keep: list[str], writable: list[str], scratc
             done["hidden"].append(cover)
     except OSError as error:
         done["error"] = str(error)
+    if not done["error"]:
+        # Student code may then write nowhere on the host: each child mounts its own empty scratch folders.
+        try:
+            done["writable"] = read_only_host(writable)
+            done["read_only"] = True
+        except OSError as error:
+            done["error"] = f"read-only host: {error}"
     if scratch_bytes and os.path.isdir("/dev/shm"):
         # The host's /dev/shm is an unbounded tmpfs shared with everyone: the children get a sized one.
         try:
@@ -609,6 +636,144 @@ def _cpu_ticks(pid: int) -> int:
         return 0
 
 
+SCRATCH_CANDIDATES = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/run/shm", "/dev/mqueue", "/var/lock")
+
+
+def scratch_roots(in_bwrap: bool) -> list[str]:
+    """The folders any user may write to (mode o+w, not links): each child gets them empty.
+
+    Inside bwrap only /tmp and /dev/shm are writable at all; in the fallback
+    the zygote makes every other mount read-only (read_only_host).
+    """
+    found = []
+    for path in (("/tmp", "/dev/shm") if in_bwrap else SCRATCH_CANDIDATES):
+        try:
+            info = os.lstat(path)
+        except OSError:
+            continue
+        if stat.S_ISDIR(info.st_mode) and info.st_mode & 0o002 and path not in found:
+            found.append(path)
+    return found
+
+
+def own_namespaces(privileged: bool, scratch: dict) -> str:
+    """A mount and an IPC namespace of this process's own, an empty tmpfs on each scratch root; '' or why not.
+
+    The next child, in a namespace of its own, starts from empty folders again:
+    nothing a child leaves there (132 000 nested folders, a file in /run/lock)
+    outlives it, whatever the zygote's wipe could remove. As root the child
+    cannot undo the mounts once it has its own uid; without root it needs a
+    user namespace (where it could, but it runs as the instructor anyway).
+    """
+    if _libc is None:
+        return "no libc"
+    wanted = CLONE_NEWNS | CLONE_NEWIPC
+    if _libc.unshare(wanted) != 0:
+        error = os.strerror(ctypes.get_errno())
+        if privileged:
+            return f"unshare: {error}"
+        uid, gid = os.getuid(), os.getgid()
+        if _libc.unshare(CLONE_NEWUSER | wanted) != 0:
+            return f"unshare: {error}; with a user namespace: {os.strerror(ctypes.get_errno())}"
+        for path, text in (("/proc/self/uid_map", f"{uid} {uid} 1"), ("/proc/self/setgroups", "deny"),
+                           ("/proc/self/gid_map", f"{gid} {gid} 1")):
+            _try(_write, path, text)
+    try:
+        fresh_scratch(list(scratch.get("roots", [])), list(scratch.get("keep", [])), int(scratch.get("size", 0)))
+    except OSError as error:
+        return f"scratch: {error}"
+    return ""
+
+
+def fresh_scratch(roots: list[str], keep: list[str], size: int) -> None:
+    """Cover each root with an empty tmpfs of `size` bytes, binding back (read-only) what `keep` has inside
+    it (a Python installation or the worker's files under /tmp)."""
+    _mount(None, "/", None, MS_REC | MS_PRIVATE)
+    umask = os.umask(0o022)  # the folders made for the binds: traversable by the child's uid
+    try:
+        for root in roots:
+            _fresh_tmpfs(root, keep, size)
+    finally:
+        os.umask(umask)
+
+
+def _fresh_tmpfs(root: str, keep: list[str], size: int) -> None:
+    """An empty tmpfs on `root`; each `keep` path inside it bound back read-only from the view below."""
+    below = os.open(root, os.O_PATH | os.O_DIRECTORY)  # the folder as it was, reachable once covered
+    try:
+        _mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, f"mode=1777,size={max(size, 1 << 20)}")
+        bound: list[str] = []
+        for path in sorted((k for k in keep if _inside(k, root) and k != root), key=len):
+            source = f"/proc/self/fd/{below}{path[len(root):]}"
+            if any(_inside(path, b) for b in bound) or not os.path.isdir(source):
+                continue
+            os.makedirs(path, 0o755, exist_ok=True)
+            _mount(source, path, None, MS_BIND | MS_REC)
+            remount_read_only(path)
+            bound.append(path)
+    finally:
+        os.close(below)
+
+
+# statvfs flags and the mount flags that say the same
+_KEPT_FLAGS = ((os.ST_NOSUID, MS_NOSUID), (os.ST_NODEV, MS_NODEV), (os.ST_NOEXEC, 8), (os.ST_NOATIME, 1024),
+               (os.ST_NODIRATIME, 2048), (os.ST_RELATIME, 1 << 21))
+
+
+def remount_read_only(path: str) -> None:
+    """Make the mount at `path` read-only, keeping its other flags (a user namespace may not clear them)."""
+    flags = os.statvfs(path).f_flag
+    extra = 0
+    for st_flag, ms_flag in _KEPT_FLAGS:
+        if flags & st_flag:
+            extra |= ms_flag
+    _mount(None, path, None, MS_REMOUNT | MS_BIND | MS_RDONLY | extra)
+
+
+def _mount_points() -> list[str]:
+    points = []
+    try:
+        with open("/proc/self/mountinfo", "rb") as handle:
+            for line in handle:
+                fields = line.split(b" ")
+                if len(fields) > 4:
+                    point = _unescape_mountinfo(fields[4].decode("utf-8", "surrogateescape"))
+                    if point not in points:
+                        points.append(point)
+    except OSError:
+        pass
+    return points
+
+
+def _unescape_mountinfo(text: str) -> str:
+    """mountinfo's escapes (\\040 for a space) back into characters."""
+    out, i = [], 0
+    while i < len(text):
+        if text[i] == "\\" and i + 3 < len(text) and text[i + 1:i + 4].isdigit():
+            out.append(chr(int(text[i + 1:i + 4], 8)))
+            i += 4
+        else:
+            out.append(text[i])
+            i += 1
+    return "".join(out)
+
+
+def read_only_host(writable: list[str]) -> list[str]:
+    """Every mount of this (private) namespace read-only, but /proc, /sys and `writable`; the mount points
+    that could not be made so (they stay writable to whoever may write there)."""
+    for path in writable:
+        _mount(path, path, None, MS_BIND | MS_REC)  # a mount of its own, which stays writable
+    failed = []
+    for point in sorted(_mount_points(), key=len):
+        if any(_inside(point, top) for top in ("/proc", "/sys", *writable)):
+            continue
+        try:
+            remount_read_only(point)
+        except OSError:
+            failed.append(point)
+    return failed
+
+
 def _own_ipc_namespace(privileged: bool) -> str:
     """Give this process System V IPC and POSIX message queues of its own; '' or why not.
 
@@ -678,6 +843,9 @@ class Child:
         self.uid = uid
         self.request = request
         self.reader = None
+        self.lock = threading.RLock()  # one message at a time on the socket (a test may use threads)
+        self.pending: list[dict] = []  # requests read while waiting for a remote reply
+        self.remote_seq = 0
 
     def setup(self) -> None:
         os.setsid()
@@ -693,7 +861,6 @@ class Child:
             except (OSError, ValueError):
                 pass
         limits = self.request.get("limits", {})
-        os.chdir(self.workdir)
         env = {"HOME": self.workdir, "TMPDIR": self.workdir, "PATH": "/usr/bin:/bin",
                "LANG": "C.UTF-8", "MPLBACKEND": "Agg", "OMP_NUM_THREADS": "1"}
         env.update(self.request.get("env", {}))
@@ -719,7 +886,17 @@ class Child:
         # While still privileged: the first the OOM killer takes in the slot's cgroup, never the zygote,
         # and a score the child cannot lower again once it has lost CAP_SYS_RESOURCE.
         _try(_write, "/proc/self/oom_score_adj", "1000")
-        _own_ipc_namespace(self.uid is not None)
+        # Empty scratch space and IPC of its own, whatever an earlier child left (the zygote also wipes)
+        if own_namespaces(self.uid is not None, self.config.get("child_scratch", {})):
+            _own_ipc_namespace(self.uid is not None)
+        parent = os.path.dirname(self.workdir)  # on the new tmpfs, where there is one
+        if not os.path.isdir(parent):
+            os.makedirs(parent, 0o711)
+            os.chmod(parent, 0o711)  # traversable by the child's uid, whatever the umask
+        os.makedirs(self.workdir, 0o700, exist_ok=True)
+        if self.uid is not None:
+            os.chown(self.workdir, self.uid, self.uid)
+        os.chdir(self.workdir)
         if self.uid is not None:
             os.setgroups([])
             os.setresgid(self.uid, self.uid, self.uid)
@@ -735,13 +912,37 @@ class Child:
         except (TypeError, ValueError) as error:
             data = json.dumps({"id": message.get("id"), "result": {"error": {
                 "type": "EncodingError", "message": str(error)[:MAX_MESSAGE]}}})
-        self.sock.sendall(data.encode("utf-8", "surrogatepass") + b"\n")
+        if len(data) > MAX_ANSWER and "result" in message:  # the grader would not read it
+            data = json.dumps({"id": message.get("id"), "result": {"error": {
+                "type": "ValueError", "message": "the value is too large to send to the grader"}}})
+        with self.lock:
+            self.sock.sendall(data.encode("utf-8", "surrogatepass") + b"\n")
 
     def receive(self) -> dict | None:
+        with self.lock:
+            if self.pending:
+                return self.pending.pop(0)
+            return self._read()
+
+    def _read(self) -> dict | None:
         line = self.reader.readline()
         if not line:
             return None
         return json.loads(line)
+
+    def remote(self, message: dict) -> dict:
+        """Ask the grader to run a function handed to the student's test (runtime.remote_function)."""
+        with self.lock:
+            self.remote_seq += 1
+            message["seq"] = self.remote_seq
+            self.send(message)
+            while True:
+                reply = self._read()
+                if reply is None:
+                    raise ConnectionError("the grader is gone")
+                if reply.get("remote_reply") == self.remote_seq:
+                    return reply
+                self.pending.append(reply)
 
     def run(self) -> None:
         self.setup()
@@ -761,10 +962,12 @@ class Child:
                 code = compile(source, f"<cell {index + 1}>", "exec")
                 exec(code, namespace)
             except BaseException as error:  # SystemExit, KeyboardInterrupt too: the cell failed, the notebook goes on
-                self.send({"cell_error": index, "type": type(error).__name__, "message": _safe_str(error)})
+                self.send({"cell_error": index, "type": type(error).__name__[:80], "message": _safe_str(error)})
             _flush()
         self.send({"ready": True})
-        run_call = sys.modules["runtime"].run_call
+        runtime = sys.modules["runtime"]
+        runtime.connect_remote(self.remote)
+        run_call = runtime.run_call
         while True:
             request = self.receive()
             if request is None:

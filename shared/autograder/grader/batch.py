@@ -20,6 +20,10 @@ from .sandbox import (Limits, SandboxError, SandboxInfo, Slot, WorkerDir, decide
 from .submissions import MAX_BYTES, Discovery, Submission, UsageError, discover, read
 
 SEED_ENV = "AUTOGRADER_SEED"
+# A student who learns one hidden input can try seeds 0, 1, 2... until one rebuilds it: sha256 and a numpy
+# generator per try, about a million tries a second in optimised code on one core. Below 2^40 (13 digits)
+# every seed falls within two weeks of one core, a day of a class's laptops: too few values to hide in.
+SEED_SAFE = 1 << 40
 PREIMPORT_CELL_CHARS = 20_000
 
 
@@ -222,40 +226,6 @@ def run_batch(options: Options) -> BatchResult:
                        time.monotonic() - started, startup, startup_cpu, sandbox_cpu)
 
 
-def functions_to_precompile(spec, seed: int, limit: int = 128 << 10) -> list[dict]:
-    """The functions this batch hands to students' tests (the same for all), for the zygotes to compile once.
-
-    They travel in the zygote's configuration, one control-socket packet: `limit` keeps it small.
-    """
-    from .engine import batch_cases, case_seed
-
-    found: list[dict] = []
-    size = 0
-
-    def collect(value) -> None:
-        nonlocal size
-        if isinstance(value, dict):
-            if isinstance(value.get("__function__"), str) and isinstance(value.get("name"), str):
-                size += len(value["__function__"])
-                if size <= limit:
-                    found.append({"__function__": value["__function__"], "name": value["name"]})
-                return
-            for item in value.values():
-                collect(item)
-        elif isinstance(value, list):
-            for item in value:
-                collect(item)
-
-    hidden = case_seed(seed, spec.id)
-    for exercise in spec.exercises:
-        try:
-            _, calls = batch_cases(exercise, {}, hidden)
-        except Exception:  # lab00's cases need a student's context: nothing to share
-            continue
-        collect(calls)
-    return found
-
-
 def _warm_judges() -> None:
     """Import torch here while the workers start: judging students' tests re-runs trusted functions."""
     try:
@@ -290,11 +260,8 @@ def _grade_all(spec, runnable, options: Options, seed: Seed, records: dict, prog
         preimport = modules_to_preimport([[cell for cell in submission.cells if len(cell) <= PREIMPORT_CELL_CHARS]
                                           for submission, _ in runnable])
 
-        precompile = functions_to_precompile(spec, seed.value)
-
         def run_slot(index: int) -> None:
-            slot = Slot(index, worker, info, log_dir=log_dir, limits=limits, hide=hidden, preimport=preimport,
-                        precompile=precompile)
+            slot = Slot(index, worker, info, log_dir=log_dir, limits=limits, hide=hidden, preimport=preimport)
             try:
                 begun = time.monotonic()
                 slot.start()
@@ -416,4 +383,15 @@ def summary_text(result: BatchResult) -> str:
                      f"--seed N (or set {SEED_ENV}) and keep N to yourself.")
     else:
         lines.append(f"Hidden cases: seed from {result.seed.source} (fingerprint {result.seed.fingerprint}).")
+        lines.append(seed_warning(result.seed))
     return "\n".join(line for line in lines if line)
+
+
+def seed_warning(seed: Seed) -> str:
+    """A warning when the seed is small enough to be found by trying every smaller one ('' otherwise)."""
+    if seed.source == "default" or abs(seed.value) >= SEED_SAFE:
+        return ""
+    return (f"WARNING: the seed from {seed.source} is below 2^40 (fewer than 13 digits): a student who learns one "
+            "hidden input can try every smaller seed (about a million a second on one core: all of them in two "
+            "weeks, in a day on a class's laptops) and rebuild every hidden case. Draw a seed of 64 random bits: "
+            "python -c 'import secrets; print(secrets.randbits(64))'.")

@@ -33,7 +33,8 @@ WORKER_FILE = Path(__file__).with_name("_worker.py")
 SANDBOX_WORKER_DIR = "/worker"
 PREIMPORT = ["numpy", "torch", "torch.nn.functional", "matplotlib", "matplotlib.pyplot", "math", "json"]
 PREIMPORT_ROOTS = {"torch", "numpy", "matplotlib"}
-MAX_LINE = 32 << 20  # one answer of the child, at most
+MAX_LINE = 4 << 20  # one message of the child, at most (an answer of 100 000 numbers is about 2 MB)
+MAX_CONTAINERS = 200_000  # objects and arrays in one message: json.loads makes each a Python object
 START_TIMEOUT = 180.0
 CONTROL_TIMEOUT = 60.0
 # CAP_SYS_ADMIN: each child unshares an IPC namespace of its own; CAP_SYS_RESOURCE: it pins its OOM score
@@ -97,6 +98,12 @@ class SandboxInfo:
         elif self.cgroups is not None:
             text += (f"; NO cgroups ({self.cgroups.reason}): memory is bounded per process only and the CPU "
                      "time of a submission's processes together, not their share of the machine")
+        if self.isolation.get("scratch") is True:
+            text += "; each submission starts from empty scratch folders of its own (a new tmpfs on each of /tmp, " \
+                    "/dev/shm and, without bwrap, every other folder any user may write to)"
+        elif "scratch" in self.isolation:
+            text += ("; scratch folders are only wiped between submissions, not new for each"
+                     f" ({self.isolation['scratch']})")
         if self.isolation.get("ipc") is True:
             text += "; each submission in an IPC namespace of its own"
         elif "ipc" in self.isolation:
@@ -116,6 +123,10 @@ class SandboxInfo:
             if self.privileged and hidden and not self.isolation.get("error"):
                 text += (": a private mount namespace hides " + ", ".join(hidden)
                          + "; other files the children's uids may read stay visible")
+                if self.isolation.get("read_only"):
+                    writable = self.isolation.get("writable") or []
+                    text += "; the host's file systems are read-only to student code" + (
+                        f" but {', '.join(writable)}" if writable else "")
             else:
                 text += (": student code can read every file the grader's user can read "
                          "(the repository, solutions/, the gradebook)")
@@ -530,10 +541,8 @@ class Slot:
     """One job slot: a zygote process, restarted if it ever dies."""
 
     def __init__(self, index: int, worker: WorkerDir, info: SandboxInfo, log_dir: Path | None = None,
-                 limits: Limits | None = None, hide: list[Path] | None = None, preimport: list[str] | None = None,
-                 precompile: list[dict] | None = None):
+                 limits: Limits | None = None, hide: list[Path] | None = None, preimport: list[str] | None = None):
         self.index = index
-        self.precompile = precompile or []
         self.hide = hide or []
         self.preimport = preimport or []
         self.worker = worker
@@ -568,7 +577,6 @@ class Slot:
             "hide": [] if use_bwrap else [str(p) for p in self.hide],
             "keep": [prefix, os.path.dirname(binary), *site_packages, str(self.worker.path), tmp_root],
             "scratch_bytes": self.limits.scratch_bytes,
-            "precompile": self.precompile,
         }
         python = [binary, "-I", "-S", "-B", "-c", BOOTSTRAP, str(ctrl_fd)]
         if not use_bwrap:
@@ -748,6 +756,20 @@ class Slot:
             raise SandboxError(f"spawn failed: {reply}")
         return ChildHandle(socket.socket(fileno=fds[0]), fds[1], self.limits.output_bytes)
 
+    def child_cpu_now(self) -> float:
+        """CPU seconds the current child's whole process tree has used so far (the zygote sums it).
+
+        A trusted measure of a student's time: it does not grow while the child
+        waits for a processor, so another student's load cannot use it up.
+        """
+        if self.ctrl is None or self.process is None or self.process.poll() is not None:
+            return 0.0
+        try:
+            self.ctrl.send(json.dumps({"op": "cpu"}).encode())
+            return float(self._receive(CONTROL_TIMEOUT).get("cpu", 0.0))
+        except (SandboxError, OSError, ValueError, TypeError):
+            return 0.0  # the zygote is gone: the next spawn or kill restarts it
+
     def kill(self, child: "ChildHandle | None" = None, died: bool = False) -> str:
         """End the child's process tree; returns how the child ended when it `died` on its own."""
         if child is not None:
@@ -775,6 +797,8 @@ class ChildHandle:
         self.output_total = 0
         self.output_cap = output_cap
         self.buffer = bytearray()
+        self.scanned = 0  # bytes of the buffer known to hold no newline
+        self.discarding = False  # inside a line too long to keep: drop up to its newline
         self.closed = False
 
     def send(self, message: dict, timeout: float = 10.0) -> None:
@@ -782,20 +806,18 @@ class ChildHandle:
         deadline = time.monotonic() + timeout
         view = memoryview(data)
         while view:
+            try:
+                view = view[self.sock.send(view):]  # the usual case: room in the socket, no wait
+                continue
+            except BlockingIOError:
+                pass
+            except OSError as error:
+                raise ChildDied(str(error)) from error
+            self._drain_output(0)  # a child blocked on a full output pipe reads no requests
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise ChildDied("the child does not read its requests")
-            _, writable, _ = select.select([], [self.sock], [], remaining)
-            if not writable:
-                continue
-            try:
-                sent = self.sock.send(view)
-            except BlockingIOError:
-                continue
-            except OSError as error:
-                raise ChildDied(str(error)) from error
-            view = view[sent:]
-            self._drain_output(0)
+            select.select([], [self.sock], [], min(remaining, 0.05))
 
     def _drain_output(self, timeout: float) -> None:
         if self.out_fd < 0:
@@ -818,37 +840,55 @@ class ChildHandle:
         if room > 0:
             self.output += chunk[:room]
 
-    def receive(self, deadline: float, on_line=None) -> dict | None:
+    def receive(self, deadline: float, on_line=None, accept: dict[bytes, int] | None = None,
+                fatal: tuple[bytes, ...] = (), raw: tuple[bytes, ...] = ()) -> dict | None:
         """The next message, or None when `deadline` (monotonic) passes first.
 
-        `on_line()` runs as soon as a whole line is in, before it is parsed: the
-        grader sends its next request there, so the child computes while the
-        grader decodes and cleans the answer.
+        Student code can write anything on this socket, as fast as it likes; the
+        grader's work stays bounded per byte. `accept` maps the start of each
+        message the caller expects (b'{"cell": ', b'{"id": 3, "result": '...) to its
+        longest length: any other JSON object, or one longer than that, is
+        skipped without being decoded (a scan for its newline is all it costs);
+        a line that is no JSON object at all is ChildDied, as is one that starts
+        with one of `fatal` and is too long (an answer the worker would never
+        send). Without `accept` every line is decoded. A line that starts with one
+        of `raw` is decoded but not cleaned (sanitize.message): its reader checks
+        every part of it and passes no text of it on. Before decoding, a line may hold at most
+        MAX_CONTAINERS objects and arrays. `on_line(line)` runs as soon as an
+        accepted line is in, before it is parsed: the grader sends its next
+        request there, so the child computes while the grader decodes the answer.
         """
+        strict = accept is not None
+        accept = accept if accept is not None else {b"": MAX_LINE}  # None: decode every line (tests)
+        longest = max(accept.values())
         while True:
-            newline = self.buffer.find(b"\n")
+            newline = self.buffer.find(b"\n", self.scanned)
             if newline >= 0:
                 line = bytes(self.buffer[:newline])
                 del self.buffer[:newline + 1]
+                self.scanned = 0
+                if self.discarding:  # the tail of a line too long to keep
+                    self.discarding = False
+                    continue
+                if strict and not line.startswith(b'{"'):
+                    raise ChildDied("unreadable message from the worker: not a JSON object")
+                limit = next((n for prefix, n in accept.items() if line.startswith(prefix)), None)
+                if limit is None:
+                    continue  # nothing the caller waits for: the student's code wrote it
+                if len(line) > limit:
+                    if line.startswith(fatal):
+                        raise ChildDied("unreadable message from the worker: an answer too large")
+                    continue
                 if on_line is not None:
-                    on_line()
-                    on_line = None
-                from . import sanitize
-
-                try:
-                    # a line nested thousands deep makes the decoder itself overflow
-                    message = json.loads(line)
-                except (ValueError, UnicodeDecodeError, RecursionError) as error:
-                    raise ChildDied(f"unreadable message from the worker: {type(error).__name__}") from error
-                if not isinstance(message, dict):
-                    raise ChildDied("unreadable message from the worker")
-                try:
-                    # the student's code can write anything on this socket: nothing unclean gets further
-                    return sanitize.message(message)
-                except sanitize.ProtocolError as error:
-                    raise ChildDied(f"unreadable message from the worker: {error}") from error
-            if len(self.buffer) > MAX_LINE:
-                raise ChildDied("the worker's answer is too large")
+                    on_line(line)
+                return self._decode(line, clean=not line.startswith(raw))
+            self.scanned = len(self.buffer)
+            if len(self.buffer) > longest:
+                if bytes(self.buffer[:64]).startswith(fatal):
+                    raise ChildDied("unreadable message from the worker: an answer too large")
+                self.buffer.clear()  # drop it, and what follows up to its newline
+                self.scanned = 0
+                self.discarding = True
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return None
@@ -866,6 +906,27 @@ class ChildHandle:
                 if not chunk:
                     raise ChildDied("the worker process ended")
                 self.buffer += chunk
+
+    @staticmethod
+    def _decode(line: bytes, clean: bool = True) -> dict:
+        from . import sanitize
+
+        if line.count(b"{") + line.count(b"[") > MAX_CONTAINERS:
+            raise ChildDied("unreadable message from the worker: too many objects")
+        try:
+            # a line nested thousands deep makes the decoder itself overflow
+            message = json.loads(line)
+        except (ValueError, UnicodeDecodeError, RecursionError) as error:
+            raise ChildDied(f"unreadable message from the worker: {type(error).__name__}") from error
+        if not isinstance(message, dict):
+            raise ChildDied("unreadable message from the worker")
+        if not clean:
+            return message
+        try:
+            # the student's code can write anything on this socket: nothing unclean gets further
+            return sanitize.message(message)
+        except sanitize.ProtocolError as error:
+            raise ChildDied(f"unreadable message from the worker: {error}") from error
 
     def drain(self) -> None:
         """Read what is already in the output pipe (bounded: a child may still be printing)."""
