@@ -255,7 +255,7 @@ def tensor(values, dtype="float32"):
 
 
 def test_recorded_inputs_are_the_arrays_of_the_chosen_function():
-    output = {"ok": False, "calls": [[tensor([[1, 2], [3, 4]]), tensor(5.0), "text",
+    output = {"ok": False, "calls": [[tensor([[1, 2], [3, 4]]), tensor(5.0), {"__shape__": [2, 2]}, "text",
                                       {"__tensor__": None, "dtype": "float32", "shape": [9, 9]}, tensor([7, 8])],
                                      [tensor([[9.0]])]]}
     first = evidence.recorded_inputs(output)
@@ -317,3 +317,29 @@ def test_the_re_run_uses_one_torch_thread():
     finally:
         torch.set_num_threads(before)
 
+
+# ---------------------------------------------------------------- a student's test that also uses torch.func
+def test_a_perturbation_test_that_vmaps_the_function_is_judged_not_a_grader_failure():
+    """torch.func hands the function a wrapper whose values cannot be read: the worker records its shape only.
+    Such a record is no evidence, and must not crash the judge (it did: 'the grader itself failed')."""
+    import torch
+
+    from autograder.grading import grade_lab
+    from autograder.labs import get_lab
+    from autograder.runtime import run_call
+
+    def perturbation_test(attn_fn, T=8, d=4, seed=0):
+        torch.manual_seed(seed)
+        X = torch.randn(T, d)
+        torch.func.vmap(attn_fn)(X[None])  # recorded as a shape only
+        base = attn_fn(X)
+        for p in range(1, T):
+            Y = X.clone()
+            Y[p] += 1.0
+            if not torch.allclose(attn_fn(Y)[:p], base[:p], atol=1e-5):
+                return False
+        return True
+
+    namespace = {"perturbation_test": perturbation_test, "torch": torch}
+    (result,) = grade_lab(get_lab("lab02"), lambda call: run_call(namespace, call), only=["perturbation_test"])
+    assert (result.status, result.points) == ("passed", 5.0), result.render("en")
