@@ -9,7 +9,6 @@ import json
 import secrets
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -35,13 +34,11 @@ def batch(tmp_path_factory):
     folder = tmp_path_factory.mktemp("corpus")
     expected = build(folder / "submissions", token=TOKEN)
     out = folder / "out"
-    started = time.monotonic()
     run = grade("lab00", folder / "submissions", "--out", out, "--timeout", 2, "--cell-timeout", 2,
                 "--max-mb", 2, "--seed", 1234, "--jobs", 2)
-    elapsed = time.monotonic() - started
     assert run.returncode == 0, run.stderr + run.stdout
     book = json.loads((out / "grades.json").read_text())
-    return {"expected": expected, "book": book, "out": out, "run": run, "elapsed": elapsed,
+    return {"expected": expected, "book": book, "out": out, "run": run,
             "entries": {entry["student"]: entry for entry in book["submissions"]}}
 
 
@@ -151,7 +148,3 @@ def test_rerun_reuses_every_record_and_can_switch_language(batch):
     assert entry["lang"] == "de" and "richtig" in entry["exercises"]["qk_scores"]["feedback"]
     assert "Rückmeldung zu lab00" in (batch["out"] / "feedback" / "s_spanish.md").read_text()
 
-
-def test_batch_is_fast(batch):
-    # 31 submissions, four of which wait out 2 s limits, on 2 cores: well under the suite's budget.
-    assert batch["elapsed"] < 60

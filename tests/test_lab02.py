@@ -5,7 +5,6 @@ Wrong answers are written here the way a student would write them, with torch.
 """
 import json
 import math
-import time
 
 import numpy as np
 import pytest
@@ -110,17 +109,6 @@ def test_cases_are_plain_data():
         for case in exercise.cases({}, seed=3):
             json.dumps(case.call)
             json.dumps(case.data)
-
-
-def test_a_whole_submission_is_fast():
-    """The grader must do > 20 lab02 submissions/s on 2 cores: the student's side stays far below 0.1 s."""
-    torch.set_num_threads(1)
-    grade(RIGHT, seed=0)  # warm up
-    started = time.perf_counter()
-    for seed in range(5):
-        grade(RIGHT, seed=seed)
-    per_submission = (time.perf_counter() - started) / 5
-    assert per_submission < 0.5, f"{per_submission:.3f} s per submission"  # generous: CI machines are busy
 
 
 # ---------------------------------------------------------------- not answered, missing, raising
