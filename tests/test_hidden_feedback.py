@@ -1,0 +1,202 @@
+"""Feedback on a hidden case names the exercise and the mistake, never the input (grader/engine.py).
+
+A hidden case's name ("sliding_window_mask(10, 9)") and a diagnosis's parameters ("W = 9") are
+inputs; so is the case named in a time-out or a crash. Each test builds the judge's full result
+for a submission wrong only on hidden inputs, passes it through the grader's redaction, and
+looks for those inputs in every language; the full text stays in `revealed` for
+`--reveal-hidden`. Expected fragments are written here by hand.
+"""
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from autograder import i18n
+from autograder.exercise import Case, Exercise, Feedback
+from autograder.grader import engine
+from autograder.labs import get_lab
+
+SEED = 4242
+
+
+def tensor(values, dtype="bool"):
+    values = np.asarray(values)
+    return {"__tensor__": values.tolist(), "dtype": dtype, "shape": list(values.shape)}
+
+
+def window(T, W):
+    return np.array([[i - W < j <= i for j in range(T)] for i in range(T)])
+
+
+def judged(exercise_id, answer, seed=SEED):
+    """The lab01 exercise, its cases (hidden ones included), the outputs of `answer` and the judge's result."""
+    exercise = get_lab("lab01").exercise(exercise_id)
+    cases = exercise.cases({}, seed)
+    outputs = [{"ok": answer(*case.call["args"])} for case in cases]
+    return exercise, cases, outputs, exercise.judge({}, cases, outputs)
+
+
+def rendered(feedback):
+    return {lang: " ".join(item.render(lang) for item in feedback) for lang in i18n.LANGS}
+
+
+def hidden_names(cases):
+    return [case.name for case in cases if not case.public]
+
+
+def test_a_diagnosis_with_parameters_on_a_hidden_case_keeps_none_of_them():
+    # too wide only for T = 10, W = 9: a size no public case has
+    def answer(T, W):
+        return tensor(window(T, W + 1) if (T, W) == (10, 9) else window(T, W))
+
+    exercise, cases, outputs, result = judged("sliding_window_mask", answer)
+    assert result.diagnosis == "window_too_wide" and result.feedback[1].params == {"W": 9, "W1": 10}
+    redacted = engine.redact_hidden(exercise, {}, cases, outputs, result)
+    assert (redacted.points, redacted.status, redacted.diagnosis) == (0.0, "failed", "window_too_wide")
+    for lang, text in rendered(redacted.feedback).items():
+        assert "sliding_window_mask(10, 9)" not in text, (lang, text)
+        numbers = text.replace("09 §0", "")  # the chapter section is no input
+        assert "9" not in numbers and "10" not in numbers, (lang, text)
+    assert "hidden cases" in rendered(redacted.feedback)["en"]
+    assert "09 §0" in rendered(redacted.feedback)["en"]  # where the book explains windows: no input
+    revealed = rendered(redacted.revealed)["en"]
+    assert "W = 9" in revealed and "(Hidden case: sliding_window_mask(10, 9).)" in revealed
+
+
+def test_a_mistake_without_parameters_on_a_hidden_case_is_named():
+    def answer(T, W):
+        mask = window(T, W)
+        return tensor(mask.T if (T, W) == (10, 9) else mask)
+
+    exercise, cases, outputs, result = judged("sliding_window_mask", answer)
+    assert result.diagnosis == "wrong_triangle"
+    redacted = engine.redact_hidden(exercise, {}, cases, outputs, result)
+    text = rendered(redacted.feedback)["en"]
+    assert "What goes wrong there:" in text and "sliding_window_mask(" not in text
+    assert [item.key for item in redacted.feedback][:3] == ["common.failed", "grader.hidden_failed",
+                                                           "grader.hidden_mistake"]
+    assert any(item.key.endswith("wrong_triangle") for item in redacted.feedback)
+
+
+def test_a_wrong_entry_on_a_hidden_case_names_neither_the_case_nor_the_entry():
+    def answer(T, W):
+        mask = window(T, W)
+        if (T, W) == (10, 9):
+            mask[5, 5] = False  # one query without its own key: no named mistake
+        return tensor(mask)
+
+    exercise, cases, outputs, result = judged("sliding_window_mask", answer)
+    assert result.diagnosis == "wrong_values"
+    redacted = engine.redact_hidden(exercise, {}, cases, outputs, result)
+    for lang, text in rendered(redacted.feedback).items():
+        assert "sliding_window_mask(" not in text and "5, 5" not in text, (lang, text)
+
+
+def test_where_the_public_cases_fail_their_feedback_stands():
+    def answer(T, W):
+        return tensor(window(T, W + 1))  # too wide everywhere, public cases included
+
+    exercise, cases, outputs, result = judged("sliding_window_mask", answer)
+    redacted = engine.redact_hidden(exercise, {}, cases, outputs, result)
+    public = exercise.judge({}, [c for c in cases if c.public], [o for c, o in zip(cases, outputs) if c.public])
+    assert rendered(redacted.feedback) == rendered(public.feedback)  # the first public window, shown by check too
+    assert redacted.revealed is None
+
+
+def test_a_right_answer_is_left_alone():
+    exercise, cases, outputs, result = judged("sliding_window_mask", lambda T, W: tensor(window(T, W)))
+    assert engine.redact_hidden(exercise, {}, cases, outputs, result) is result
+    assert result.revealed is None and result.status == "passed"
+
+
+class Counted(Exercise):
+    """A point off per wrong case; the feedback names the first wrong case and counts them."""
+
+    id = "counted"
+    lab = "lab01"
+    points = 3
+
+    def cases(self, ctx, seed=None):
+        return [Case("public(1)", {"kind": "call", "target": "f", "args": [1]}),
+                Case("secret(2)", {"kind": "call", "target": "f", "args": [2]}, public=False),
+                Case("secret(3)", {"kind": "call", "target": "f", "args": [3]}, public=False)]
+
+    def judge_outputs(self, ctx, cases, values):
+        wrong = [case for case, value in zip(cases, values) if value != 2 * case.call["args"][0]]
+        if not wrong:
+            return self.passed()
+        return self.result(max(0, self.points - len(wrong)), "failed", Feedback("common.failed", {"name": self.id}),
+                           Feedback("common.wrong_entry", {"case": wrong[0].name, "index": "0", "got": str(len(wrong))}))
+
+
+def test_points_the_hidden_cases_cost_are_said_without_the_cases():
+    exercise = Counted()
+    cases = exercise.cases({})
+    outputs = [{"ok": 0}, {"ok": 0}, {"ok": 6}]  # public(1) and secret(2) wrong
+    result = exercise.judge({}, cases, outputs)
+    assert result.points == 1.0
+    redacted = engine.redact_hidden(exercise, {}, cases, outputs, result)
+    text = rendered(redacted.feedback)["en"]
+    assert "public(1)" in text and "secret" not in text
+    assert redacted.feedback[-1] == Feedback("grader.hidden_more", {"name": "counted", "lost": "1"})
+    assert "cost 1 more point(s)" in text
+    assert "(Hidden case: secret(2).)" in rendered(redacted.revealed)["en"]
+    assert redacted.points == 1.0  # the redaction changes words, never points
+
+
+def test_no_extra_sentence_when_the_hidden_cases_cost_nothing_more():
+    exercise = Counted()
+    cases = exercise.cases({})
+    outputs = [{"ok": 0}, {"ok": 4}, {"ok": 6}]  # only the public case is wrong
+    result = exercise.judge({}, cases, outputs)
+    redacted = engine.redact_hidden(exercise, {}, cases, outputs, result)
+    assert "grader.hidden_more" not in [item.key for item in redacted.feedback]
+
+
+LIMITS = engine.TimeLimits(exercise=7.0)
+
+
+@pytest.mark.parametrize("kind", ["timeout", "crash"])
+def test_a_time_out_or_a_crash_on_a_hidden_case_does_not_name_it(kind):
+    exercise = Counted()
+    case = exercise.cases({})[2]
+    session = SimpleNamespace(remaining=lambda: 60.0, limits=engine.TimeLimits())
+    output = {"timeout": True} if kind == "timeout" else {"error": {"type": "WorkerCrash", "message": "killed by SIGKILL"}}
+    full = engine._failure_result(exercise, kind, case, LIMITS, session, output)
+    assert "secret(3)" in rendered(full.feedback)["en"]  # what the public version of this case would say
+    hidden = engine._hidden_failure(exercise, kind, LIMITS, full)
+    for lang, text in rendered(hidden.feedback).items():
+        assert "secret(3)" not in text and "SIGKILL" not in text, (lang, text)
+    assert hidden.points == 0.0 and hidden.status == ("timeout" if kind == "timeout" else "error")
+    keys = [item.key for item in hidden.feedback]
+    assert keys[:2] == ["common.failed", "grader.hidden_failed"]
+    if kind == "timeout":
+        assert keys[2:] == ["grader.time_limit"] and "7 s per exercise" in rendered(hidden.feedback)["en"]
+    else:
+        assert keys[2:] == []
+    assert "secret(3)" in rendered(hidden.revealed)["en"]
+
+
+def test_a_public_time_out_or_crash_names_its_case():
+    exercise = Counted()
+    case = exercise.cases({})[0]
+    session = SimpleNamespace(remaining=lambda: 60.0, limits=engine.TimeLimits())
+    timeout = engine._failure_result(exercise, "timeout", case, LIMITS, session, {"timeout": True})
+    assert "public(1)" in rendered(timeout.feedback)["en"] and "7 s per exercise" in rendered(timeout.feedback)["en"]
+    crash = engine._failure_result(exercise, "crash", case, LIMITS, session,
+                                   {"error": {"type": "WorkerCrash", "message": "killed by SIGKILL"}})
+    assert (crash.status, crash.points) == ("error", 0.0)
+    assert "public(1)" in rendered(crash.feedback)["en"] and "killed by SIGKILL" in rendered(crash.feedback)["en"]
+    out_of_time = SimpleNamespace(remaining=lambda: 0.0, limits=engine.TimeLimits(submission=99.0))
+    late = engine._failure_result(exercise, "timeout", case, LIMITS, out_of_time, {"timeout": True})
+    assert late.feedback == [Feedback("grader.submission_time_limit", {"name": "counted", "seconds": 99.0})]
+
+
+def test_safe_feedback_carries_only_names_sections_and_seconds():
+    assert engine._safe(Feedback("common.see_section", {"section": "02 §0"}))
+    assert engine._safe(Feedback("grader.time_limit", {"seconds": 3}))
+    assert engine._safe(Feedback("lab01.wrong_triangle", {}))
+    assert not engine._safe(Feedback("lab01.window_too_wide", {"W": 9, "W1": 10}))
+    assert not engine._safe(Feedback("common.failed", {"name": "x"}))  # said once, by the redaction itself
+    assert not engine._safe(Feedback("common.passed", {"name": "x"}))
+    assert not engine._safe(Feedback("common.wrong_entry", {"case": "f(3)", "index": "0", "got": "1"}))
