@@ -193,6 +193,43 @@ def test_changes_within_the_tolerance_are_no_leak():
     assert evidence.reveals_leak([(x, y), moved])
 
 
+def test_a_change_of_exactly_the_tolerance_is_no_leak():
+    x = np.array([[1.0], [2.0]])
+    y = np.array([[0.0], [0.0]])
+    assert not evidence.reveals_leak([(x, y), (np.r_[x[:1], [[5.0]]], np.array([[1e-9], [0.0]]))])
+    assert evidence.reveals_leak([(x, y), (np.r_[x[:1], [[5.0]]], np.array([[1.5e-9], [0.0]]))])
+
+
+def test_infinite_outputs_compare_quietly():
+    """The same infinity in both outputs is no change, opposite ones are; numpy's inf - inf warns nothing."""
+    import warnings
+
+    x = np.array([[1.0], [2.0]])
+    changed_x = np.r_[x[:1], [[5.0]]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert not evidence.reveals_leak([(x, np.array([[np.inf], [0.0]])), (changed_x, np.array([[np.inf], [1.0]]))])
+        assert evidence.reveals_leak([(x, np.array([[np.inf], [0.0]])), (changed_x, np.array([[-np.inf], [1.0]]))])
+
+
+def test_boolean_and_integer_outputs_are_compared_as_numbers():
+    """A function may return a mask or token ids: the re-run compares them as floats (bool - bool is no number)."""
+    x = base()
+    flags = lambda v: np.cumsum(v, axis=-2) > 100  # noqa: E731  causal, boolean
+    peeking_flags = lambda v: leak(1, 3)(v) > 100  # noqa: E731  output 1 flips when input 3 grows
+    for key in (None, ("test_evidence_rule", "bool outputs")):
+        assert not evidence.witnessed([x, changed(x, 3, by=50.0)], flags, feature_dims=1, key=key)
+        peek_key = key and (*key, "peeking")
+        assert evidence.witnessed([x, changed(x, 3, by=50.0)], peeking_flags, feature_dims=1, key=peek_key)
+
+
+def test_the_trusted_outputs_of_two_functions_never_mix():
+    x = base()
+    inputs = [x, changed(x, 3)]
+    assert not evidence.witnessed(inputs, causal, feature_dims=1, key=("test_evidence_rule", "causal"))
+    assert evidence.witnessed(inputs, leak(2, 3), feature_dims=1, key=("test_evidence_rule", "leaky"))
+
+
 def test_sequences_of_other_widths_are_not_compared():
     x = base()
     wider = np.concatenate([changed(x, 3), np.zeros((T, 1))], axis=1)  # (T, d + 1): shares no comparable prefix
@@ -205,8 +242,18 @@ def test_sequences_of_other_widths_are_not_compared():
 def test_empty_sequences_are_skipped():
     empty = np.zeros((0, D))
     x = base()
+    run = leak(2, 3)
     assert not evidence.reveals_leak([(empty, empty), (x, causal(x))])
-    assert evidence.reveals_leak([(empty, empty), (x, leak(2, 3)(x)), (changed(x, 3), leak(2, 3)(changed(x, 3)))])
+    assert evidence.reveals_leak([(empty, empty), (x, run(x)), (changed(x, 3), run(changed(x, 3)))])
+    assert evidence.reveals_leak([(x, run(x)), (empty, empty), (changed(x, 3), run(changed(x, 3)))])
+
+
+def test_a_sequence_that_cannot_be_compared_does_not_stop_the_comparisons_after_it():
+    x = base()
+    run = leak(2, 3)
+    wider = np.zeros((T, D + 1))
+    assert evidence.reveals_leak([(x, run(x)), (wider, wider), (changed(x, 3), run(changed(x, 3)))])
+    assert evidence.reveals_leak([(x, run(x)), (x, np.zeros((T, D + 1))), (changed(x, 3), run(changed(x, 3)))])
 
 
 def test_inputs_the_function_refuses_are_skipped_not_fatal():
@@ -256,10 +303,12 @@ def tensor(values, dtype="float32"):
 
 def test_recorded_inputs_are_the_arrays_of_the_chosen_function():
     output = {"ok": False, "calls": [[tensor([[1, 2], [3, 4]]), tensor(5.0), {"__shape__": [2, 2]}, "text",
-                                      {"__tensor__": None, "dtype": "float32", "shape": [9, 9]}, tensor([7, 8])],
+                                      {"__tensor__": None, "dtype": "float32", "shape": [9, 9]}, tensor([7, 8]),
+                                      tensor([True, False], "bool")],
                                      [tensor([[9.0]])]]}
     first = evidence.recorded_inputs(output)
-    assert [a.tolist() for a in first] == [[[1.0, 2.0], [3.0, 4.0]], [7.0, 8.0]]  # 0-d, shapes, text, too large: out
+    # 0-d, shapes, text, too large: out; a boolean input becomes numbers
+    assert [a.tolist() for a in first] == [[[1.0, 2.0], [3.0, 4.0]], [7.0, 8.0], [1.0, 0.0]]
     assert all(a.dtype == float for a in first)
     assert [a.tolist() for a in evidence.recorded_inputs(output, which=1)] == [[[9.0]]]
     assert evidence.recorded_inputs(output, which=2) == []
