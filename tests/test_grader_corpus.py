@@ -72,8 +72,11 @@ def test_outcome(batch, student):
         assert item["status"] == status, f"{exercise}: {details}"
         assert text in item["feedback"], f"{exercise}: {item['feedback']}"
     notes = [(cell["kind"], cell["text"]) for cell in entry["cells"]]
-    for kind, text in expected.cells:
-        assert any(k == kind and text in t for k, t in notes), f"{kind} {text!r} not in {notes}"
+    unmatched = list(notes)
+    for kind, text in expected.cells:  # each expected note matches a note of its own: three errors are three
+        match = next((note for note in unmatched if note[0] == kind and text in note[1]), None)
+        assert match is not None, f"{kind} {text!r} not in {unmatched} (of {notes})"
+        unmatched.remove(match)
     assert entry["id_mismatch"] == expected.id_mismatch
     assert entry["reason_code"] == expected.reason_code
     if expected.status == "invalid":
