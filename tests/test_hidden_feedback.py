@@ -40,10 +40,6 @@ def rendered(feedback):
     return {lang: " ".join(item.render(lang) for item in feedback) for lang in i18n.LANGS}
 
 
-def hidden_names(cases):
-    return [case.name for case in cases if not case.public]
-
-
 def test_a_diagnosis_with_parameters_on_a_hidden_case_keeps_none_of_them():
     # too wide only for T = 10, W = 9: a size no public case has
     def answer(T, W):

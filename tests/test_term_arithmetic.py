@@ -8,7 +8,6 @@ a penalty taken from the maximum instead of the raw score, or a cap that is not 
 import csv
 import io
 import json
-import math
 from datetime import datetime, timedelta, timezone
 
 import pytest
