@@ -603,3 +603,115 @@ def test_lab05_sink_window_both_sides_of_w_and_of_the_sinks():
     assert (no_sinks.points, no_sinks.diagnosis) == (0.0, "sinks_missing")
     one_more = judge("lab05", "sink_window_mask", lambda T, W, n: tensor(sink_window(T, W, n + 1), "bool"))
     assert one_more.points == 0.0
+
+
+# ---------------------------------------------------------------- every written form of a named slip is named
+def lengths_of(lengths):
+    return [int(n) for n in np.ravel(lengths)]
+
+
+def combined_parts(lengths, T):
+    """(causal (1, 1, T, T), padded keys (B, 1, 1, T), padded queries (B, 1, T, 1)), with loops."""
+    n = lengths_of(lengths)
+    causal = np.array([[[[j <= i for j in range(T)] for i in range(T)]]])
+    keys = np.array([[[[j < m for j in range(T)]]] for m in n])
+    queries = np.array([[[[i < m] for i in range(T)]] for m in n])
+    return causal, keys, queries
+
+
+@pytest.mark.parametrize("form, diagnosis", [
+    (lambda c, k, q: c & k, None),
+    (lambda c, k, q: c | k, "combined_with_or"),
+    (lambda c, k, q: ~(c & k), "convention_inverted"),
+    (lambda c, k, q: c & k & q, "padding_queries"),
+    (lambda c, k, q: np.broadcast_to(c & q, (q.shape[0], 1, c.shape[-1], c.shape[-1])), "padding_queries"),
+    (lambda c, k, q: np.broadcast_to(c, (k.shape[0],) + c.shape[1:]), "padding_missing"),
+    (lambda c, k, q: c, "padding_missing"),
+    (lambda c, k, q: c[0, 0], "padding_missing"),
+    (lambda c, k, q: np.broadcast_to(k, (k.shape[0], 1, c.shape[-1], c.shape[-1])), "causal_missing"),
+    (lambda c, k, q: k, "causal_missing"),
+    (lambda c, k, q: (c & k)[:, 0], "padding_shape"),  # (B, T, T): the right values, no heads' axis
+])
+def test_lab01_combined_mask_every_form_of_each_slip(form, diagnosis):
+    result = judge("lab01", "combined_mask", lambda lengths, T: tensor(form(*combined_parts(lengths, T)), "bool"))
+    if diagnosis is None:
+        assert result.status == "passed", result.render("en")
+    else:
+        assert (result.points, result.diagnosis) == (0.0, diagnosis), result.render("en")
+
+
+def test_lab01_padding_mask_in_a_shape_that_broadcasts_wrongly():
+    flat = judge("lab01", "padding_mask", lambda lengths, T: tensor(padding(lengths, T)[:, 0, 0], "bool"))
+    assert (flat.points, flat.diagnosis) == (0.0, "padding_shape")
+    assert "(3, 5)" in flat.render("en") and "(3, 1, 1, 5)" in flat.render("en")
+    as_float = judge("lab01", "padding_mask", lambda lengths, T: tensor(padding(lengths, T)[:, 0, 0], "float32"))
+    assert as_float.diagnosis == "wrong_shape"  # the right values as floats in another shape: no padding_shape
+    other_size = judge("lab01", "padding_mask", lambda lengths, T: tensor(padding(lengths, T + 1), "bool"))
+    assert other_size.diagnosis == "wrong_shape"
+
+
+def left_padded_positions(mask, *, pad=0, offset=-1, fill_pads=True):
+    """Position ids of a left-padded 0/1 mask, by hand: count of real tokens so far + offset, `pad` on padding."""
+    out = []
+    for row in np.asarray(mask, dtype=int):
+        seen, ids = 0, []
+        for m in row:
+            seen += m
+            ids.append(seen + offset if (m or not fill_pads) else pad)
+        out.append(ids)
+    return np.array(out)
+
+
+@pytest.mark.parametrize("answer, diagnosis", [
+    (lambda m: left_padded_positions(m), None),
+    (lambda m: np.broadcast_to(np.arange(m.shape[-1]), m.shape), "padding_counted"),
+    (lambda m: left_padded_positions(m, offset=0), "positions_off_by_one"),
+    (lambda m: left_padded_positions(m, offset=0, fill_pads=False), "positions_off_by_one"),
+    (lambda m: left_padded_positions(m, pad=1), "padding_fill_one"),
+    (lambda m: left_padded_positions(m, fill_pads=False), "padding_not_filled"),
+    (lambda m: np.arange(m.shape[-1])[None, :] - (np.asarray(m) == 0).sum(axis=-1, keepdims=True),
+     "padding_not_filled"),
+])
+def test_lab05_position_ids_every_form_of_each_slip(answer, diagnosis):
+    result = judge("lab05", "position_ids_from_mask", lambda mask: tensor(answer(np.asarray(mask)), "int64"))
+    if diagnosis is None:
+        assert result.status == "passed", result.render("en")
+    else:
+        assert (result.points, result.diagnosis) == (0.0, diagnosis), result.render("en")
+
+
+def test_lab04_returning_only_the_output_is_named():
+    def only_out(q, k, v, past_k=None, past_v=None):
+        return cached_answer()(q, k, v, past_k, past_v)["__tuple__"][0]
+    result = judge("lab04", "cached_attention", only_out)
+    assert (result.points, result.diagnosis) == (0.0, "wrong_return")
+    assert [item.key for item in result.feedback] == ["common.failed", "common.wrong_shape", "lab04.wrong_return"]
+
+
+# ---------------------------------------------------------------- the lab registry, lab00's problem as shown
+def test_a_lab_spec_names_its_exercises_lab_and_sums_their_points():
+    from autograder.labs import LAB_IDS, LabSpec, UnknownLab
+
+    first, second = Doubling(), Doubling()
+    second.id, second.points = "tripling", 1.5
+    spec = LabSpec(id="lab42", exercises=[first, second])
+    assert (first.lab, second.lab) == ("lab42", "lab42")
+    assert spec.max_score == 4.5 and spec.exercise("tripling") is second
+    with pytest.raises(KeyError):
+        spec.exercise("quadrupling")
+    assert LAB_IDS == ("lab00", "lab01", "lab02", "lab03", "lab04", "lab05")
+    with pytest.raises(UnknownLab):
+        get_lab("lab42")
+    with pytest.raises(UnknownLab):
+        get_lab("bugs02")
+    assert get_lab("lab01").max_score == 10.0
+
+
+def test_lab00_shows_the_students_own_problem_as_python_lists():
+    p = lab00.variant(STUDENT)
+    shown = get_lab("lab00").show_context({"variant": p})
+    lines = shown.split("\n")
+    assert [line.split(" = ")[0] for line in lines] == ["Q", "K", "V"]
+    for line, name in zip(lines, ("Q", "K", "V")):
+        assert eval(line.split(" = ")[1]) == p[name].astype(int).tolist()  # noqa: S307 (our own text)
+        assert "." not in line  # whole numbers, as the student types them

@@ -89,11 +89,12 @@ class Tally:
     total: int = 0
     caught: int = 0
     equivalent: int = 0
+    unchecked: int = 0  # not tested yet (a run stopped early): left out of the score
     survivors: list[tuple[str, str, str]] = field(default_factory=list)  # (status, key, mutant name)
 
     @property
     def score(self) -> float:
-        judged = self.total - self.equivalent
+        judged = self.total - self.equivalent - self.unchecked
         return 100.0 * self.caught / judged if judged else 100.0
 
 
@@ -191,6 +192,9 @@ def collect(modules: list[Module], equivalents: dict[str, str]) -> tuple[list[Ta
                 continue
             tally.total += 1
             status = status_by_exit_code[code]
+            if status == "not checked":
+                tally.unchecked += 1
+                continue
             if status in CAUGHT:
                 tally.caught += 1
                 continue
@@ -216,16 +220,20 @@ def survivor_key(module: Module, name: str, diff: str) -> str:
 
 
 def report(tallies: list[Tally], equivalents: dict[str, str], used: set[str], full_run: bool, seconds: float) -> str:
-    lines = [f"{'module':<11} {'file':<20} {'mutants':>7} {'caught':>6} {'equiv':>5} {'left':>5} {'score':>7}"]
+    unchecked = sum(t.unchecked for t in tallies)
+    lines = [f"{'module':<11} {'file':<20} {'mutants':>7} {'caught':>6} {'equiv':>5} {'left':>5} {'score':>7}"
+             + (f" {'unrun':>5}" if unchecked else "")]
     for t in tallies:
         lines.append(f"{t.module.name:<11} {t.module.file:<20} {t.total:>7} {t.caught:>6} {t.equivalent:>5} "
-                     f"{len(t.survivors):>5} {t.score:>6.1f}%")
+                     f"{len(t.survivors):>5} {t.score:>6.1f}%" + (f" {t.unchecked:>5}" if unchecked else ""))
     total = sum(t.total for t in tallies)
     caught = sum(t.caught for t in tallies)
     equivalent = sum(t.equivalent for t in tallies)
-    judged = total - equivalent
+    judged = total - equivalent - unchecked
     lines.append(f"{'all':<11} {'':<20} {total:>7} {caught:>6} {equivalent:>5} {judged - caught:>5} "
-                 f"{100.0 * caught / judged if judged else 100.0:>6.1f}%")
+                 f"{100.0 * caught / judged if judged else 100.0:>6.1f}%" + (f" {unchecked:>5}" if unchecked else ""))
+    if unchecked:
+        lines.append(f"PARTIAL: {unchecked} mutants were not tested (the run stopped early); scores are over the rest")
     lines.append(f"({seconds / 60:.1f} min; 'caught' = killed or timed out; 'left' = survived or not run by any test)")
     survivors = [(t.module.name, *s) for t in tallies for s in t.survivors]
     if survivors:
