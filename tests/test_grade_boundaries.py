@@ -715,3 +715,68 @@ def test_lab00_shows_the_students_own_problem_as_python_lists():
     for line, name in zip(lines, ("Q", "K", "V")):
         assert eval(line.split(" = ")[1]) == p[name].astype(int).tolist()  # noqa: S307 (our own text)
         assert "." not in line  # whole numbers, as the student types them
+
+
+def test_an_answer_that_is_no_tensor_says_what_was_expected():
+    result = judge("lab01", "causal_mask", lambda T: {"__object__": "MyMask", "repr": "<MyMask>"})
+    assert (result.points, result.diagnosis) == (0.0, "wrong_shape")
+    assert [item.key for item in result.feedback] == ["common.failed", "common.wrong_shape"]
+    assert result.feedback[1].params == {"case": "causal_mask(4)", "expected": "torch.Tensor float (4, 4)",
+                                         "got": "MyMask"}
+    numpy = judge("lab01", "causal_mask", lambda T: tensor(additive_mask(T), "numpy.float64"))
+    assert numpy.feedback[1].params["expected"] == "torch.Tensor float (4, 4)"
+    ints = judge("lab01", "causal_mask", lambda T: tensor(np.zeros((T, T)), "int64"))
+    assert ints.feedback[1].params["expected"] == "float (4, 4)"  # a torch tensor, of the wrong kind
+
+
+def document_parts(doc_ids):
+    """(causal (T, T), same document (..., T, T)) for (T,) or (B, T) ids, with loops."""
+    ids = np.asarray(doc_ids, dtype=int)
+    T = ids.shape[-1]
+    causal = np.array([[j <= i for j in range(T)] for i in range(T)])
+    rows = ids.reshape(-1, T)
+    same = np.array([[[r[i] == r[j] for j in range(T)] for i in range(T)] for r in rows]).reshape(ids.shape + (T,))
+    return causal, same
+
+
+def document_answer(form):
+    def answer(doc_ids):
+        ids = np.asarray(doc_ids)
+        causal, same = document_parts(ids)
+        out = form(causal, same)
+        if ids.ndim == 2 and out.ndim == 3:
+            out = out[:, None]  # (B, 1, T, T), as the exercise asks for batches
+        return tensor(out, "bool")
+    return answer
+
+
+@pytest.mark.parametrize("form, diagnosis", [
+    (lambda c, s: c & s, None),
+    (lambda c, s: np.broadcast_to(c, s.shape), "documents_leak"),
+    (lambda c, s: s, "not_causal_in_document"),
+    (lambda c, s: ~(c & s), "convention_inverted"),
+    (lambda c, s: c & s & ~np.eye(c.shape[0], dtype=bool), "diagonal_masked"),
+    (lambda c, s: s & c.T, "wrong_triangle"),
+])
+def test_lab05_document_mask_slips_for_one_sequence_and_for_a_batch(form, diagnosis):
+    result = judge("lab05", "document_causal_mask", document_answer(form))
+    if diagnosis is None:
+        assert result.status == "passed", result.render("en")
+    else:
+        assert (result.points, result.diagnosis) == (0.0, diagnosis), result.render("en")
+
+
+def test_lab05_a_batch_of_document_masks_without_the_heads_axis_or_as_one_causal_mask():
+    def no_heads(doc_ids):
+        causal, same = document_parts(doc_ids)
+        return tensor(causal & same, "bool")  # (B, T, T) for a batch
+    result = judge("lab05", "document_causal_mask", no_heads)
+    assert (result.points, result.diagnosis) == (0.0, "batch_shape"), result.render("en")
+    assert result.feedback[1].params == {"got": "(2, 5, 5)", "expected": "(2, 1, 5, 5)"}
+
+    def one_causal(doc_ids):
+        causal, same = document_parts(doc_ids)
+        batched = np.asarray(doc_ids).ndim == 2
+        return tensor(causal if batched else causal & same, "bool")  # right for one sequence, (T, T) for a batch
+    result = judge("lab05", "document_causal_mask", one_causal)
+    assert (result.points, result.diagnosis) == (0.0, "documents_leak"), result.render("en")

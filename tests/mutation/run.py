@@ -215,7 +215,10 @@ def _natural(name: str) -> tuple:
 
 def survivor_key(module: Module, name: str, diff: str) -> str:
     mangled = name.rsplit(".", 1)[1].split("__mutmut_")[0]
-    added = [line[1:].strip() for line in diff.splitlines() if line.startswith("+") and not line.startswith("+++")]
+    lines = diff.splitlines()
+    added = [line[1:].strip() for line in lines if line.startswith("+") and not line.startswith("+++")]
+    if not added:  # the mutant deletes a line: name the line it deletes
+        added = ["(deleted) " + line[1:].strip() for line in lines if line.startswith("-") and not line.startswith("---")]
     return f"{module.file} | {unmangle(mangled)} | {' '.join(added)}"
 
 
