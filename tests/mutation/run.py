@@ -118,7 +118,7 @@ def load_equivalents() -> dict[str, str]:
     return found
 
 
-def stage(modules: list[Module], tests: list[str], deselect: list[str]) -> None:
+def stage(modules: list[Module], tests: list[str], deselect: list[str], tests_from: Path | None = None) -> None:
     """build/mutation: the package under src/, the tests, a pyproject that configures pytest and mutmut."""
     if STAGE.exists():
         shutil.rmtree(STAGE)
@@ -126,7 +126,8 @@ def stage(modules: list[Module], tests: list[str], deselect: list[str]) -> None:
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     for package in ("autograder", "labbook"):
         shutil.copytree(ROOT / "shared" / package, STAGE / "src" / package, ignore=ignore)
-    shutil.copytree(ROOT / "tests", STAGE / "tests", ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "browser"))
+    shutil.copytree(tests_from or ROOT / "tests", STAGE / "tests",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "browser"))
     # mutmut runs the tests in mutants/, a copy of this folder: the tests find the notebooks there
     (STAGE / "mutants").mkdir()
     for name in LINKED:
@@ -141,7 +142,7 @@ def stage(modules: list[Module], tests: list[str], deselect: list[str]) -> None:
         args += ["--deselect", test]
     # mutmut's fork server loads this before forking a child per mutant: torch and the labs are imported once
     (STAGE / "conftest.py").write_text(PRELOAD, encoding="utf-8")
-    present = [test for test in tests if (ROOT / test.split("::")[0]).exists()]
+    present = [test for test in tests if (STAGE / test.split("::")[0]).exists()]
     config = {
         "source_paths": ["src/"],
         "only_mutate": [f"src/{PACKAGE}/{module.file}" for module in modules],
@@ -260,6 +261,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=2, help="mutants tested at once (default 2)")
     parser.add_argument("--tests", default="", help="test files to use instead of scope.toml's (space separated)")
     parser.add_argument("--report-only", action="store_true", help="print the report of the last run again")
+    parser.add_argument("--tests-from", type=Path, default=None,
+                        help="a tests/ folder to use instead of the repository's (e.g. an older commit's, for a baseline)")
     parser.add_argument("--stage", type=Path, default=ROOT / "build" / "mutation", help="staging folder (default build/mutation)")
     args = parser.parse_args(argv)
     STAGE = args.stage.resolve()
@@ -275,7 +278,7 @@ def main(argv: list[str] | None = None) -> int:
     equivalents = load_equivalents()
     started = time.monotonic()
     if not args.report_only:
-        stage(chosen, tests, deselect)
+        stage(chosen, tests, deselect, args.tests_from.resolve() if args.tests_from else None)
         print(f"mutmut over {', '.join(m.name for m in chosen)} with {len(tests)} test files, {args.jobs} at once "
               f"(log: {STAGE.relative_to(ROOT) / 'mutmut.log'}) ...", flush=True)
         code = run_mutmut(chosen, args.jobs)
