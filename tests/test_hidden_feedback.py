@@ -196,3 +196,30 @@ def test_safe_feedback_carries_only_names_sections_and_seconds():
     assert not engine._safe(Feedback("common.failed", {"name": "x"}))  # said once, by the redaction itself
     assert not engine._safe(Feedback("common.passed", {"name": "x"}))
     assert not engine._safe(Feedback("common.wrong_entry", {"case": "f(3)", "index": "0", "got": "1"}))
+
+
+def test_a_time_out_just_before_the_submissions_limit_is_still_the_exercises():
+    exercise = Counted()
+    case = exercise.cases({})[0]
+    almost = SimpleNamespace(remaining=lambda: 0.5, limits=engine.TimeLimits(submission=99.0))
+    result = engine._failure_result(exercise, "timeout", case, LIMITS, almost, {"timeout": True})
+    assert [item.key for item in result.feedback] == ["common.timeout", "grader.time_limit"]
+    over = SimpleNamespace(remaining=lambda: 0.0, limits=engine.TimeLimits(submission=99.0))
+    result = engine._failure_result(exercise, "timeout", case, LIMITS, over, {"timeout": True})
+    assert (result.status, result.points, result.max_points) == ("timeout", 0.0, 3.0)
+
+
+def test_a_failure_of_the_grader_itself_is_said_and_capped():
+    result = engine._internal_error(Counted(), ValueError("x" * 500))
+    assert (result.status, result.points) == ("grader_error", 0.0)
+    (item,) = result.feedback
+    assert item.key == "grader.internal_error"
+    assert item.params == {"name": "counted", "detail": ("ValueError: " + "x" * 500)[:200]}
+
+
+def test_the_order_of_an_exercises_calls_is_a_permutation_fixed_by_the_seed_and_the_exercise():
+    order = engine._order(30, 7, "causal_mask")
+    assert sorted(order) == list(range(30)) and order != list(range(30))
+    assert engine._order(30, 7, "causal_mask") == order  # the same for every student of a batch
+    assert engine._order(30, 8, "causal_mask") != order
+    assert engine._order(30, 7, "allowed_mask") != order
