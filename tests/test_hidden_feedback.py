@@ -55,6 +55,8 @@ def test_a_diagnosis_with_parameters_on_a_hidden_case_keeps_none_of_them():
         assert "9" not in numbers and "10" not in numbers, (lang, text)
     assert "hidden cases" in rendered(redacted.feedback)["en"]
     assert "09 §0" in rendered(redacted.feedback)["en"]  # where the book explains windows: no input
+    # nothing of the mistake is left to show, so no "What goes wrong there:" before the section
+    assert [item.key for item in redacted.feedback] == ["common.failed", "grader.hidden_failed", "common.see_section"]
     revealed = rendered(redacted.revealed)["en"]
     assert "W = 9" in revealed and "(Hidden case: sliding_window_mask(10, 9).)" in revealed
 
@@ -223,3 +225,78 @@ def test_the_order_of_an_exercises_calls_is_a_permutation_fixed_by_the_seed_and_
     assert engine._order(30, 7, "causal_mask") == order  # the same for every student of a batch
     assert engine._order(30, 8, "causal_mask") != order
     assert engine._order(30, 7, "allowed_mask") != order
+
+
+class AllOrNothing(Counted):
+    """Every point or none; the feedback counts the wrong cases."""
+
+    def judge_outputs(self, ctx, cases, values):
+        result = super().judge_outputs(ctx, cases, values)
+        if result.status == "failed":
+            result.points = 0.0
+        return result
+
+
+def test_no_points_lost_to_the_hidden_cases_means_no_sentence_about_them():
+    exercise = AllOrNothing()
+    cases = exercise.cases({})
+    outputs = [{"ok": 0}, {"ok": 0}, {"ok": 6}]  # public(1) and secret(2) wrong: 0 points either way
+    redacted = engine.redact_hidden(exercise, {}, cases, outputs, exercise.judge({}, cases, outputs))
+    assert [item.key for item in redacted.feedback] == ["common.failed", "common.wrong_entry"]
+    assert "secret" not in rendered(redacted.feedback)["en"]
+
+
+class NeedsEveryCase(Counted):
+    """A judge that only works on its whole set of cases (as a student's test judged over many functions)."""
+
+    def judge_outputs(self, ctx, cases, values):
+        if len(cases) < 3:
+            raise ValueError("judged as a whole only")
+        return super().judge_outputs(ctx, cases, values)
+
+
+def test_an_exercise_judged_only_as_a_whole_still_hides_its_hidden_cases():
+    exercise = NeedsEveryCase()
+    cases = exercise.cases({})
+    outputs = [{"ok": 2}, {"ok": 0}, {"ok": 6}]  # only secret(2) wrong
+    redacted = engine.redact_hidden(exercise, {}, cases, outputs, exercise.judge({}, cases, outputs))
+    assert [item.key for item in redacted.feedback][:2] == ["common.failed", "grader.hidden_failed"]
+    assert "secret" not in rendered(redacted.feedback)["en"]
+    assert redacted.revealed is not None and "secret(2)" in rendered(redacted.revealed)["en"]
+
+
+def test_the_seed_of_a_labs_hidden_cases_is_sha256_of_the_seed_and_the_lab():
+    """Written out from the README: the same seed gives the same hidden cases in every version (appeals)."""
+    import hashlib
+
+    for seed, lab in ((1, "lab02"), (20261201, "lab01"), (0, "lab05")):
+        digest = hashlib.sha256(f"{seed}\x00{lab}".encode()).digest()
+        assert engine.case_seed(seed, lab) == int.from_bytes(digest[:8], "big") // 2
+        assert 0 <= engine.case_seed(seed, lab) < 2 ** 63
+
+
+def test_a_batchs_cases_are_built_once_and_their_functions_renamed():
+    perturbation = get_lab("lab02").exercise("perturbation_test")
+    cases, calls = engine.batch_cases(perturbation, {}, 77)
+    assert engine.batch_cases(perturbation, {}, 77)[0] is cases  # built once for the batch
+    assert [c.call for c in cases] == [c.call for c in perturbation.cases({}, 77)]
+    assert any(not c.public for c in cases)
+    functions = [arg for call in calls for arg in call["args"] if isinstance(arg, dict) and "__function__" in arg]
+    assert functions and {f["name"] for f in functions} == {"candidate"}
+    fresh, _ = engine.batch_cases(perturbation, {"student_id": "x"}, 77)  # a context: never shared
+    assert fresh is not cases and [c.call for c in fresh] == [c.call for c in cases]
+
+
+def test_functions_handed_to_a_students_test_lose_their_names():
+    source = "def no_mask(x):\n    return no_mask_helper(x) + no_mask.cache + no_mask(x)\n"
+    renamed = engine.anonymise({"args": [{"__function__": source, "name": "no_mask"}, [1, {"k": 2}]], "kind": "call"})
+    function = renamed["args"][0]
+    assert function["name"] == "candidate"
+    assert function["__function__"] == ("def candidate(x):\n    return no_mask_helper(x) + candidate.cache + "
+                                        "candidate(x)\n")
+    assert renamed["args"][1] == [1, {"k": 2}] and renamed["kind"] == "call"
+    taken = {"__function__": "def f(x):\n    candidate = 1\n    return f(x)\n", "name": "f"}
+    assert engine.anonymise(taken) == taken  # the neutral name is taken: left alone
+    odd = {"__function__": "x = 1\n", "name": "not a name"}
+    assert engine.anonymise(odd) == odd
+    assert engine.anonymise({"__function__": "def candidate(): pass\n", "name": "candidate"})["name"] == "candidate"
