@@ -780,3 +780,59 @@ def test_lab05_a_batch_of_document_masks_without_the_heads_axis_or_as_one_causal
         return tensor(causal if batched else causal & same, "bool")  # right for one sequence, (T, T) for a batch
     result = judge("lab05", "document_causal_mask", one_causal)
     assert (result.points, result.diagnosis) == (0.0, "documents_leak"), result.render("en")
+
+
+# ---------------------------------------------------------------- which cases are public, which hidden
+@pytest.mark.parametrize("exercise_id", ["causal_mask", "allowed_mask", "blocked_mask"])
+def test_lab01_square_masks_show_sizes_4_1_6_and_hide_1_to_12_and_one_of_13_to_32(exercise_id):
+    exercise = get_lab("lab01").exercise(exercise_id)
+    public = exercise.cases({})
+    assert [(c.name, c.call["args"], c.public) for c in public] == [
+        (f"{exercise_id}({T})", [T], True) for T in (4, 1, 6)]
+    extras = set()
+    for seed in range(300):
+        hidden = [c for c in exercise.cases({}, seed) if not c.public]
+        sizes = [c.call["args"][0] for c in hidden]
+        assert sizes[:12] == list(range(1, 13)) and len(sizes) == 13, sizes
+        assert all(c.name == f"{exercise_id}({c.call['args'][0]})" for c in hidden)
+        extras.add(sizes[12])
+    assert extras == set(range(13, 33))  # every size of 13 … 32 is drawn by some seed, no other
+
+
+def test_lab01_padding_cases_pass_lengths_both_as_a_list_and_as_a_tensor():
+    for exercise_id in ("padding_mask", "combined_mask"):
+        kinds = {type(c.call["args"][0]).__name__ for c in get_lab("lab01").exercise(exercise_id).cases({}, 3)
+                 if c.public}
+        assert kinds == {"list", "dict"}, (exercise_id, kinds)  # dict: a tensor argument
+
+
+def test_lab00_an_answer_of_another_type_says_which_value_and_shape_were_expected():
+    for name, value, shape in (("causal_mask_T4", "four", "(4, 4)"), ("causal_mask_T4", [[0.0] * 3] * 3, "(4, 4)"),
+                               ("attention_output", 7, "(3, 2)")):
+        result = lab00_result(name, value)
+        assert (result.points, result.diagnosis) == (0.0, "wrong_shape"), result.render("en")
+        assert result.feedback[1].params["case"] == name and result.feedback[1].params["expected"] == shape
+
+
+def test_lab00_an_output_right_for_the_students_own_wrong_weights_is_carried_forward():
+    answers = lab00_answers()
+    weights = np.round(answers["attention_weights"], 2)
+    weights[2] = [0.5, 0.25, 0.25]  # a wrong last row
+    output = weights @ answers["V"]
+    namespace = {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in answers.items()}
+    namespace.update(attention_weights=weights.tolist(), attention_output=output.tolist())
+    results = {r.exercise: r for r in Lab("lab00").results(namespace)}
+    carried = results["attention_output"]
+    assert (carried.status, carried.points, carried.diagnosis) == ("passed", 2.0, "carried_forward")
+    assert [item.key for item in carried.feedback] == ["common.passed", "lab00.carried_forward"]
+    assert results["attention_weights"].points == 0.0
+
+
+def test_lab04_a_wrong_cache_names_its_case():
+    def wrong_cache(q, k, v, past_k=None, past_v=None):
+        out = cached_answer()(q, k, v, past_k, past_v)
+        k_all = np.array(out["__tuple__"][1]["__tensor__"]) + 1.0
+        return {"__tuple__": [out["__tuple__"][0], tensor(k_all), out["__tuple__"][2]]}
+    result = judge("lab04", "cached_attention", wrong_cache)
+    assert (result.points, result.diagnosis) == (0.0, "wrong_cache")
+    assert result.feedback[1].params == {"case": "no cache, T=4"}
