@@ -6,6 +6,7 @@ inside and just outside each exercise's tolerance; the judges see exactly what t
 hand them. Also: what counts as "blocked" in an additive mask (-1e4 and below: -1e9, finfo.min,
 -inf; never -1, never +inf), and the common judging every exercise shares (exercise.py).
 """
+import json
 import math
 
 import numpy as np
@@ -97,6 +98,7 @@ def test_first_difference_is_the_first_entry_outside_the_tolerance_in_row_major_
     assert first_difference(got, want, 0.1) == (1, 3)
     assert first_difference(want, want, 0.0) is None
     assert first_difference(np.array([0.1 + 1e-13]), np.array([0.0]), 0.1) is None  # the same slack as close
+    assert first_difference(np.array([1e-12]), np.array([0.0]), 0.0) is None  # exactly at atol + slack: close
 
 
 @pytest.mark.parametrize("x, text", [(math.nan, "nan"), (math.inf, "inf"), (NEG, "-inf"), (1.23456, "1.235"),
@@ -807,11 +809,13 @@ def test_lab01_padding_cases_pass_lengths_both_as_a_list_and_as_a_tensor():
 
 
 def test_lab00_an_answer_of_another_type_says_which_value_and_shape_were_expected():
-    for name, value, shape in (("causal_mask_T4", "four", "(4, 4)"), ("causal_mask_T4", [[0.0] * 3] * 3, "(4, 4)"),
-                               ("attention_output", 7, "(3, 2)")):
+    for name, value, shape, got in (("causal_mask_T4", "four", "(4, 4)", "str"),
+                                    ("causal_mask_T4", [[0.0] * 3] * 3, "(4, 4)", "float64 (3, 3)"),
+                                    ("attention_output", 7, "(3, 2)", "int")):
         result = lab00_result(name, value)
         assert (result.points, result.diagnosis) == (0.0, "wrong_shape"), result.render("en")
         assert result.feedback[1].params["case"] == name and result.feedback[1].params["expected"] == shape
+        assert result.feedback[1].params["got"] == got
 
 
 def test_lab00_an_output_right_for_the_students_own_wrong_weights_is_carried_forward():
@@ -836,3 +840,31 @@ def test_lab04_a_wrong_cache_names_its_case():
     result = judge("lab04", "cached_attention", wrong_cache)
     assert (result.points, result.diagnosis) == (0.0, "wrong_cache")
     assert result.feedback[1].params == {"case": "no cache, T=4"}
+
+
+def test_lab00_decimal_commas_in_the_output_and_an_inverted_binary_mask_are_named():
+    output = np.round(lab00_answers()["attention_output"], 2)  # (3, 2)
+    commas = [[float(part) for x in row for part in f"{x:.2f}".split(".")] for row in output]  # (3, 4)
+    assert lab00_result("attention_output", commas).diagnosis == "decimal_comma"
+    blocked_ones = np.array([[0.0 if j <= i else 1.0 for j in range(4)] for i in range(4)])
+    assert lab00_result("causal_mask_T4", blocked_ones).diagnosis == "binary_mask"
+    assert lab00_result("causal_mask_T4", 1.0 - blocked_ones).diagnosis == "binary_mask"
+
+
+def test_lab01_padding_hidden_cases_cover_every_length_up_to_8_and_both_edges():
+    for exercise_id in ("padding_mask", "combined_mask"):
+        exercise = get_lab("lab01").exercise(exercise_id)
+        batches, sizes = set(), []
+        for seed in range(60):
+            hidden = [c for c in exercise.cases({}, seed) if not c.public]
+            assert [c.data["T"] for c in hidden] == [*range(1, 9), 3]
+            for case in hidden[:8]:
+                T, lengths = case.data["T"], case.data["lengths"]
+                batches.add(len(lengths))
+                assert lengths[0] == T and all(1 <= n <= T for n in lengths), lengths  # one full sequence
+                assert len(lengths) == 1 or lengths[-1] == 1  # and one of length 1 in every batch of two or more
+                assert isinstance(case.call["args"][0], dict) is bool(T % 2)  # lists and tensors, in turn
+            assert hidden[8].data["lengths"] == [1, 1, 1]
+            sizes.append([c.data["lengths"] for c in hidden])
+        assert batches == {1, 2, 3, 4}
+        assert len({json.dumps(s) for s in sizes}) > 1  # the seed draws the lengths
