@@ -283,8 +283,10 @@ def test_a_batchs_cases_are_built_once_and_their_functions_renamed():
     assert any(not c.public for c in cases)
     functions = [arg for call in calls for arg in call["args"] if isinstance(arg, dict) and "__function__" in arg]
     assert functions and {f["name"] for f in functions} == {"candidate"}
-    fresh, _ = engine.batch_cases(perturbation, {"student_id": "x"}, 77)  # a context: never shared
-    assert fresh is not cases and [c.call for c in fresh] == [c.call for c in cases]
+    fresh, fresh_calls = engine.batch_cases(perturbation, {"student_id": "x"}, 77)  # a context: never shared
+    assert fresh is not cases and [c.call for c in fresh] == [c.call for c in cases] and fresh_calls == calls
+    jacobian = get_lab("lab02").exercise("jacobian_leaks")
+    assert [c.call for c in engine.batch_cases(jacobian, {}, 77)[0]] == [c.call for c in jacobian.cases({}, 77)]
 
 
 def test_functions_handed_to_a_students_test_lose_their_names():
@@ -300,3 +302,6 @@ def test_functions_handed_to_a_students_test_lose_their_names():
     odd = {"__function__": "x = 1\n", "name": "not a name"}
     assert engine.anonymise(odd) == odd
     assert engine.anonymise({"__function__": "def candidate(): pass\n", "name": "candidate"})["name"] == "candidate"
+    upper = engine.anonymise({"__function__": "def NoMask(x):\n    return x\n", "name": "NoMask"})
+    assert upper["name"] == "candidate" and upper["__function__"].startswith("def candidate(x)")
+    assert engine.anonymise({"name": "ana", "k": [1]}) == {"name": "ana", "k": [1]}  # a name alone is no function
