@@ -868,3 +868,27 @@ def test_lab01_padding_hidden_cases_cover_every_length_up_to_8_and_both_edges():
             sizes.append([c.data["lengths"] for c in hidden])
         assert batches == {1, 2, 3, 4}
         assert len({json.dumps(s) for s in sizes}) > 1  # the seed draws the lengths
+
+
+def test_lab00_every_students_slips_are_told_apart_from_the_answer_and_each_other():
+    """No student gets a problem where a classic slip is within the rounding tolerance of the right answer or of
+    another slip: a slip must never pass, and a diagnosis must never be a guess (gaps computed here, NaN as NaN)."""
+    def apart(a, b):
+        a, b = np.asarray(a, float), np.asarray(b, float)
+        if a.shape != b.shape:
+            return True
+        same_nan = np.isnan(a) & np.isnan(b)
+        same_inf = np.isinf(a) & np.isinf(b) & (np.sign(a) == np.sign(b))
+        with np.errstate(invalid="ignore"):
+            far = ~(same_nan | same_inf) & ~(np.abs(a - b) <= 0.04)
+        return bool(far.any())
+
+    for number in range(150):
+        problem = lab00.variant(f"student-{number}")
+        for exercise in (lab00.QKScores(), lab00.ScaledScores(), lab00.AttentionWeights(), lab00.AttentionOutput()):
+            right = exercise.reference(problem)
+            slips = [slip for _, slip in exercise.slips(problem)]
+            for i, slip in enumerate(slips):
+                assert apart(slip, right), (number, exercise.id, i)
+                for other in slips[i + 1:]:
+                    assert apart(slip, other), (number, exercise.id, i)
