@@ -12,7 +12,7 @@ STAMP := $(VENV)/.installed
 KERNEL := $(VENV)/share/jupyter/kernels/causal-attention/kernel.json
 PIP_VERSION := 26.3
 
-.PHONY: lab test setup system-deps build build-all html lock bench clean catalogs new-language translation-status release
+.PHONY: lab test setup system-deps build build-all html lock bench clean catalogs new-language translation-status release mutation
 
 # --allow-root only when run as root (containers, Binder-like machines).
 lab: setup build
@@ -89,6 +89,16 @@ lock:
 # The student release (no solutions; check-only package): build/release/ and build/release.zip.
 release: setup build
 	$(PY) -m autograder release --out build/release --zip build/release.zip
+
+# Mutation testing of the code that decides grades (tests/mutation/run.py; scope in tests/mutation/scope.toml):
+#   make mutation [MODULES="exercise lab00"] [MUTATION_JOBS=1]   prints the score per module and the survivors.
+MUTATION_STAMP := $(VENV)/.mutation-installed
+$(MUTATION_STAMP): requirements-mutation.txt $(STAMP)
+	$(PY) -m pip install --quiet -r requirements-mutation.txt -c requirements-lock.txt
+	touch $(MUTATION_STAMP)
+
+mutation: setup $(MUTATION_STAMP)
+	$(PY) tests/mutation/run.py $(if $(MODULES),--modules "$(MODULES)") $(if $(MUTATION_JOBS),--jobs $(MUTATION_JOBS))
 
 bench: setup
 	for b in benchmarks/*.py; do $(PY) $$b || exit 1; done

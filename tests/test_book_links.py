@@ -1,6 +1,5 @@
 """Chapter references in feedback are links: in `check`'s output in a notebook, and in the grader's feedback
 files when the instructor names where the HTML edition is published (`grade --book-url`)."""
-import json
 import re
 import subprocess
 import sys

@@ -9,7 +9,6 @@ import json
 import secrets
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -35,13 +34,11 @@ def batch(tmp_path_factory):
     folder = tmp_path_factory.mktemp("corpus")
     expected = build(folder / "submissions", token=TOKEN)
     out = folder / "out"
-    started = time.monotonic()
     run = grade("lab00", folder / "submissions", "--out", out, "--timeout", 2, "--cell-timeout", 2,
                 "--max-mb", 2, "--seed", 1234, "--jobs", 2)
-    elapsed = time.monotonic() - started
     assert run.returncode == 0, run.stderr + run.stdout
     book = json.loads((out / "grades.json").read_text())
-    return {"expected": expected, "book": book, "out": out, "run": run, "elapsed": elapsed,
+    return {"expected": expected, "book": book, "out": out, "run": run,
             "entries": {entry["student"]: entry for entry in book["submissions"]}}
 
 
@@ -75,8 +72,11 @@ def test_outcome(batch, student):
         assert item["status"] == status, f"{exercise}: {details}"
         assert text in item["feedback"], f"{exercise}: {item['feedback']}"
     notes = [(cell["kind"], cell["text"]) for cell in entry["cells"]]
-    for kind, text in expected.cells:
-        assert any(k == kind and text in t for k, t in notes), f"{kind} {text!r} not in {notes}"
+    unmatched = list(notes)
+    for kind, text in expected.cells:  # each expected note matches a note of its own: three errors are three
+        match = next((note for note in unmatched if note[0] == kind and text in note[1]), None)
+        assert match is not None, f"{kind} {text!r} not in {unmatched} (of {notes})"
+        unmatched.remove(match)
     assert entry["id_mismatch"] == expected.id_mismatch
     assert entry["reason_code"] == expected.reason_code
     if expected.status == "invalid":
@@ -151,7 +151,3 @@ def test_rerun_reuses_every_record_and_can_switch_language(batch):
     assert entry["lang"] == "de" and "richtig" in entry["exercises"]["qk_scores"]["feedback"]
     assert "Rückmeldung zu lab00" in (batch["out"] / "feedback" / "s_spanish.md").read_text()
 
-
-def test_batch_is_fast(batch):
-    # 31 submissions, four of which wait out 2 s limits, on 2 cores: well under the suite's budget.
-    assert batch["elapsed"] < 60

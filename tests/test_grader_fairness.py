@@ -98,16 +98,22 @@ def test_reveal_hidden_shows_the_inputs_after_the_deadline(copies):
 
 
 def test_the_batch_order_and_other_students_change_nothing(copies, tmp_path):
-    """The same notebook graded alone, first of a batch or last of it gets the same points."""
-    lone = tmp_path / "lone"
-    lone.mkdir()
-    shutil.copy(copies["flat"] / "ana.ipynb", lone / "zz_last.ipynb")
-    run = grade("lab01", lone, "--out", tmp_path / "out", "--seed", 20261201, "--jobs", 1)
+    """The same notebook graded first and last of a batch, around students whose code differs (a blank lab,
+    the solution), gets the points it got among identical copies."""
+    mixed = tmp_path / "mixed"
+    mixed.mkdir()
+    shutil.copy(copies["flat"] / "ana.ipynb", mixed / "a_first.ipynb")
+    shutil.copy(copies["flat"] / "ana.ipynb", mixed / "zz_last.ipynb")
+    shutil.copy(ROOT / "labs" / "en" / "lab01_masks.ipynb", mixed / "m_blank.ipynb")
+    shutil.copy(ROOT / "solutions" / "en" / "lab01_masks.ipynb", mixed / "n_solution.ipynb")
+    run = grade("lab01", mixed, "--out", tmp_path / "out", "--seed", 20261201, "--jobs", 1)
     assert run.returncode == 0, run.stderr
-    alone = json.loads((tmp_path / "out" / "grades.json").read_text())["submissions"][0]
+    entries = {e["student"]: e for e in json.loads((tmp_path / "out" / "grades.json").read_text())["submissions"]}
+    assert (entries["m_blank"]["score"], entries["n_solution"]["score"]) == (0, get_lab("lab01").max_score)
     in_batch = next(e for e in copies["book"]["submissions"] if e["student"] == "ana")
-    assert {k: v["points"] for k, v in alone["exercises"].items()} == \
-        {k: v["points"] for k, v in in_batch["exercises"].items()}
+    for name in ("a_first", "zz_last"):
+        assert {k: v["points"] for k, v in entries[name]["exercises"].items()} == \
+            {k: v["points"] for k, v in in_batch["exercises"].items()}, name
 
 
 def test_hidden_cases_depend_on_the_seed_and_the_lab_only():
@@ -120,6 +126,11 @@ def test_hidden_cases_depend_on_the_seed_and_the_lab_only():
             assert first == [case.call for case in exercise.cases({}, engine.case_seed(5, lab))]
             hidden = [case for case in exercise.cases({}, engine.case_seed(5, lab)) if not case.public]
             assert hidden, f"{lab}.{exercise.id} has no hidden cases"
+        # ... and another seed draws other hidden cases (some exercises' are all fixed: every size of the range)
+        drawn = {seed: [case.call for exercise in spec.exercises
+                        for case in exercise.cases({}, engine.case_seed(seed, lab)) if not case.public]
+                 for seed in (5, 6)}
+        assert drawn[5] != drawn[6], f"{lab}: the seed changes none of the hidden cases"
 
 
 def test_lab00_variants_follow_the_typed_id_not_the_file_name(tmp_path):

@@ -1,6 +1,5 @@
 """All four language versions of a notebook have the same code cells and structure."""
 from collections import defaultdict
-from pathlib import Path
 
 import pytest
 

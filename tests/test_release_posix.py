@@ -14,8 +14,6 @@ import sys
 
 from release_bundle import ROOT, SHARED, json_from, run_in_venv
 
-BLOCKED = ("resource", "fcntl", "termios")
-
 STUDENT_PATH = r'''
 import json, sys
 for name in ("resource", "fcntl", "termios"):

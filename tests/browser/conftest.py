@@ -3,7 +3,9 @@
 `make test` installs chromium first (Makefile target system-deps). Where it is
 missing anyway, every browser test skips with a reason that says so, and the
 end of the pytest run prints it in capitals: a skipped browser test must never
-look like a pass. Playwright's own browser download is not used.
+look like a pass. A Chromium that is installed but does not start, or a missing
+playwright package (a pinned requirement), fails them. Playwright's own browser
+download is not used.
 
 Tests wait for the page's own signals (data-ready, data-status, prompts,
 texts), never for a fixed time. Screenshots go to artifacts/browser/.
@@ -36,10 +38,8 @@ def browser():
     with sync_playwright() as playwright:
         try:
             launched = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=LAUNCH_ARGS)
-        except Exception as error:  # a broken install: say so loudly
-            problem = f"BROWSER TESTS SKIPPED: Chromium at {CHROMIUM} does not start: {error}"
-            warnings.warn(problem)
-            pytest.skip(problem)
+        except Exception as error:  # a Chromium that is there but does not start is a failure, not a skip
+            pytest.fail(f"Chromium at {CHROMIUM} is installed but does not start: {error}")
         yield launched
         launched.close()
 
