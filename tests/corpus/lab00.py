@@ -126,7 +126,7 @@ def submissions(token: str = "corpus-sleeper") -> dict[str, tuple[object, Expect
     add("s_correct", answer_cells(right("s_correct")) + ['lab.hand_in()\n'],
         Expected("graded", 10, ALL_RIGHT, description="the solution"))
     blank = [f"{name} = ...  # your answer\n" for name in EXERCISES]
-    add("s_blank", blank, Expected("graded", 0, {n: ("not_answered", f"⏳ {n}") for n in EXERCISES}))
+    add("s_blank", blank, Expected("graded", 0, {n: ("not_answered", f"{n}: not answered") for n in EXERCISES}))
     wrong = right("s_slips")
     p = lab00.variant("s_slips")
     wrong["qk_scores"] = (p["K"] @ p["Q"].T).tolist()
