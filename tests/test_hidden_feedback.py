@@ -154,11 +154,20 @@ def test_no_extra_sentence_when_the_hidden_cases_cost_nothing_more():
 LIMITS = engine.TimeLimits(exercise=7.0)
 
 
+def session_with(left: float, submission: float = 99.0) -> engine.Session:
+    """A real session whose submission has `left` CPU seconds of its limit still to use."""
+    slot = SimpleNamespace(child_cpu_now=lambda: 0.0)
+    session = engine.Session(slot, SimpleNamespace(cells=[], dropped_cells=[]), engine.TimeLimits(submission=submission),
+                             {})
+    session.grader_cpu = submission - left  # CPU charged to the student so far
+    return session
+
+
 @pytest.mark.parametrize("kind", ["timeout", "crash"])
 def test_a_time_out_or_a_crash_on_a_hidden_case_does_not_name_it(kind):
     exercise = Counted()
     case = exercise.cases({})[2]
-    session = SimpleNamespace(remaining=lambda: 60.0, limits=engine.TimeLimits())
+    session = session_with(60.0, engine.TimeLimits().submission)
     output = {"timeout": True} if kind == "timeout" else {"error": {"type": "WorkerCrash", "message": "killed by SIGKILL"}}
     full = engine._failure_result(exercise, kind, case, LIMITS, session, output)
     assert "secret(3)" in rendered(full.feedback)["en"]  # what the public version of this case would say
@@ -178,14 +187,14 @@ def test_a_time_out_or_a_crash_on_a_hidden_case_does_not_name_it(kind):
 def test_a_public_time_out_or_crash_names_its_case():
     exercise = Counted()
     case = exercise.cases({})[0]
-    session = SimpleNamespace(remaining=lambda: 60.0, limits=engine.TimeLimits())
+    session = session_with(60.0, engine.TimeLimits().submission)
     timeout = engine._failure_result(exercise, "timeout", case, LIMITS, session, {"timeout": True})
     assert "public(1)" in rendered(timeout.feedback)["en"] and "7 s per exercise" in rendered(timeout.feedback)["en"]
     crash = engine._failure_result(exercise, "crash", case, LIMITS, session,
                                    {"error": {"type": "WorkerCrash", "message": "killed by SIGKILL"}})
     assert (crash.status, crash.points) == ("error", 0.0)
     assert "public(1)" in rendered(crash.feedback)["en"] and "killed by SIGKILL" in rendered(crash.feedback)["en"]
-    out_of_time = SimpleNamespace(remaining=lambda: 0.0, limits=engine.TimeLimits(submission=99.0))
+    out_of_time = session_with(-0.1)  # 0.1 s over its limit
     late = engine._failure_result(exercise, "timeout", case, LIMITS, out_of_time, {"timeout": True})
     assert late.feedback == [Feedback("grader.submission_time_limit", {"name": "counted", "seconds": 99.0})]
 
@@ -203,10 +212,10 @@ def test_safe_feedback_carries_only_names_sections_and_seconds():
 def test_a_time_out_just_before_the_submissions_limit_is_still_the_exercises():
     exercise = Counted()
     case = exercise.cases({})[0]
-    almost = SimpleNamespace(remaining=lambda: 0.5, limits=engine.TimeLimits(submission=99.0))
+    almost = session_with(0.5)
     result = engine._failure_result(exercise, "timeout", case, LIMITS, almost, {"timeout": True})
     assert [item.key for item in result.feedback] == ["common.timeout", "grader.time_limit"]
-    over = SimpleNamespace(remaining=lambda: 0.0, limits=engine.TimeLimits(submission=99.0))
+    over = session_with(-0.1)
     result = engine._failure_result(exercise, "timeout", case, LIMITS, over, {"timeout": True})
     assert (result.status, result.points, result.max_points) == ("timeout", 0.0, 3.0)
 
