@@ -14,3 +14,19 @@ def pytest_collectstart(collector):
     path = getattr(collector, "path", None)
     if path is not None and path.suffix == ".ipynb" and LABS in path.parents:
         collector.compare_outputs = False
+
+
+def pytest_configure(config):
+    """nbval's kernels are forks of an interpreter that has imported torch (tests/warm_kernel.py)."""
+    if not getattr(config.option, "nbval", False):
+        return
+    if getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput"):
+        return  # the xdist controller runs no notebook
+    import importlib.util
+    import sys
+
+    spec = importlib.util.spec_from_file_location("warm_kernel", Path(__file__).parent / "tests" / "warm_kernel.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["warm_kernel"] = module  # tests/test_warm_kernel.py imports the same module
+    spec.loader.exec_module(module)
+    module.install()

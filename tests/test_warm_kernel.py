@@ -1,0 +1,137 @@
+"""The warm kernels nbval uses (tests/warm_kernel.py) behave as fresh kernels: empty namespace, the launcher's
+folder and environment, interrupts delivered, and no kernel outliving its launcher."""
+import os
+import signal
+import time
+
+import pytest
+from jupyter_client.manager import KernelManager
+from nbval.kernel import NbvalKernelspecManager
+
+import warm_kernel
+
+
+def run(client, code, timeout=60):
+    """What the cell printed (stdout), or the error's name."""
+    msg_id = client.execute(code)
+    out, error = [], None
+    while True:
+        msg = client.get_iopub_msg(timeout=timeout)
+        if msg["parent_header"].get("msg_id") != msg_id:
+            continue
+        kind, content = msg["msg_type"], msg["content"]
+        if kind == "stream":
+            out.append(content["text"])
+        elif kind == "error":
+            error = content["ename"]
+        elif kind == "status" and content["execution_state"] == "idle":
+            return error or "".join(out)
+
+
+@pytest.fixture(scope="module")
+def manager_class():
+    if os.environ.get("LABBOOK_COLD_KERNELS"):
+        pytest.skip("LABBOOK_COLD_KERNELS is set: nbval uses the plain kernel")
+    warm_kernel.install()  # a second call changes nothing: the root conftest may have done it already
+    return NbvalKernelspecManager
+
+
+@pytest.fixture
+def kernel(manager_class, tmp_path):
+    km = KernelManager(kernel_name=warm_kernel.KERNEL_NAME, kernel_spec_manager=manager_class())
+    km.start_kernel(cwd=str(tmp_path), env={**os.environ, "WARM_KERNEL_PROBE": "from-the-launcher"})
+    client = km.client()
+    client.start_channels()
+    client.wait_for_ready(timeout=120)
+    yield km, client
+    client.stop_channels()
+    km.shutdown_kernel(now=True)
+
+
+def test_the_kernel_is_a_fork_of_the_zygote_and_starts_empty(kernel, tmp_path):
+    km, client = kernel
+    assert "launch" in km.kernel_spec.argv  # the warm path, not the plain kernel
+    assert run(client, "print(torch)") == "NameError"  # loaded in the zygote, not bound in the notebook
+    assert run(client, "import os, sys; print(os.getcwd()); print(os.environ['WARM_KERNEL_PROBE'])") == \
+        f"{tmp_path}\nfrom-the-launcher\n"
+    assert run(client, "import sys; print('torch' in sys.modules, any(p.endswith('tests') for p in sys.path))") == \
+        "True False\n"
+    pids = run(client, "import os; print(os.getpid(), os.getppid(), os.getpgid(0))").split()
+    assert int(pids[0]) != km.provisioner.process.pid  # the launcher is not the kernel
+    assert int(pids[2]) == int(pids[0])  # its own process group
+
+
+def test_an_interrupt_reaches_the_kernel(kernel):
+    km, client = kernel
+    msg_id = client.execute("import time\ntry:\n    time.sleep(60)\nexcept KeyboardInterrupt:\n    print('stopped')")
+    time.sleep(1.0)
+    km.interrupt_kernel()
+    out = []
+    while True:
+        msg = client.get_iopub_msg(timeout=30)
+        if msg["parent_header"].get("msg_id") != msg_id:
+            continue
+        if msg["msg_type"] == "stream":
+            out.append(msg["content"]["text"])
+        if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
+            break
+    assert "".join(out) == "stopped\n"
+
+
+def test_a_killed_launcher_takes_its_kernel_along(kernel):
+    km, client = kernel
+    pid = int(run(client, "import os; print(os.getpid())"))
+    os.kill(km.provisioner.process.pid, signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.1)
+    pytest.fail(f"kernel {pid} outlived its launcher")
+
+
+def test_without_a_zygote_the_plain_kernel_starts(manager_class, tmp_path):
+    spec = manager_class().get_kernel_spec(warm_kernel.KERNEL_NAME)
+    argv = list(spec.argv)
+    argv[argv.index("launch") + 1] = str(tmp_path / "nowhere" / "zygote")  # a folder that does not exist
+    km = KernelManager(kernel_name=warm_kernel.KERNEL_NAME, kernel_spec_manager=manager_class())
+    km.kernel_spec.argv = argv
+    km.start_kernel(cwd=str(tmp_path))
+    client = km.client()
+    client.start_channels()
+    try:
+        client.wait_for_ready(timeout=120)
+        pid = int(run(client, "import os; print(os.getpid())"))
+        assert pid == km.provisioner.process.pid  # the launcher became the plain kernel (exec)
+    finally:
+        client.stop_channels()
+        km.shutdown_kernel(now=True)
+
+
+def test_stopping_the_zygote_stops_its_kernels(manager_class, tmp_path):
+    zygote = warm_kernel.Zygote(preloaded=("ipykernel.kernelapp",))  # a light one: what is loaded does not matter
+    km = KernelManager(kernel_name=warm_kernel.KERNEL_NAME, kernel_spec_manager=manager_class())
+    plain = km.kernel_spec.argv[km.kernel_spec.argv.index("--") + 1:]
+    km.kernel_spec.argv = zygote.argv(plain)
+    km.start_kernel(cwd=str(tmp_path))
+    client = km.client()
+    client.start_channels()
+    try:
+        client.wait_for_ready(timeout=120)
+        pid = int(run(client, "import os; print(os.getpid())"))
+        zygote.stop()
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.1)
+        else:
+            pytest.fail(f"kernel {pid} outlived its zygote")
+    finally:
+        client.stop_channels()
+        km.shutdown_kernel(now=True)
+        zygote.stop()
