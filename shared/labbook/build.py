@@ -19,6 +19,7 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 
+from labbook import schema_formats  # noqa: F401  (first: declines a slow import; see there)
 import nbformat
 from nbclient import NotebookClient
 

@@ -20,6 +20,7 @@ import hashlib
 import json
 from pathlib import Path
 
+from labbook import schema_formats  # noqa: F401  (first: declines a slow import; see there)
 import nbformat
 
 from autograder import i18n

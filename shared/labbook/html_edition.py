@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
+from labbook import schema_formats  # noqa: F401  (first: declines a slow import; see there)
 import nbformat
 from bs4 import BeautifulSoup
 from jinja2 import DictLoader

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import jupytext
+from labbook import schema_formats  # noqa: F401  (first: declines a slow import; see there)
 import nbformat
 
 from autograder.i18n import LANGS

@@ -12,6 +12,7 @@ import re
 import sys
 from pathlib import Path
 
+from labbook import schema_formats  # noqa: F401  (first: declines a slow import; see there)
 import nbformat
 
 from autograder import i18n

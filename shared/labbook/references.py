@@ -35,6 +35,7 @@ from typing import Iterable, Iterator
 from urllib.parse import unquote
 
 import mistune
+from labbook import schema_formats  # noqa: F401  (first: declines a slow import; see there)
 import nbformat
 
 from autograder import i18n
