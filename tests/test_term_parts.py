@@ -1,11 +1,13 @@
 """End to end, on small batches: forbidden APIs (flagged, penalised only when asked), an odd nbgrader
-timestamp, and hand-graded parts that count once the instructor's sheet comes back."""
+timestamp, and hand-graded parts that count once the instructor's sheet comes back.
+
+Each step calls the command line's main() in this process (what `python -m autograder` runs, with its exit
+code and printed text); the real command is proven in test_term_terms.py. One job slot each: a second warm
+worker costs more than it saves on two notebooks."""
 import json
-import subprocess
-import sys
 from pathlib import Path
 
-
+import pytest
 from corpus.notebooks import with_definition
 
 from autograder.labs import get_lab
@@ -23,15 +25,30 @@ SDPA = '''def causal_attention(Q, K, V):
 '''
 
 
-def run(*args, check=True):
-    result = subprocess.run([sys.executable, "-m", "autograder", *map(str, args)], cwd=ROOT, capture_output=True,
-                            text=True, timeout=600)
-    if check:
-        assert result.returncode == 0, result.stdout + result.stderr
-    return result
+class Ran:
+    """What a run printed and its exit code, as subprocess.run gives them."""
+
+    def __init__(self, returncode: int, stdout: str, stderr: str):
+        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
 
 
-def test_forbidden_api_is_flagged_and_penalised_only_when_asked(tmp_path):
+@pytest.fixture
+def run(capsys):
+    """run(*args, check=True): `python -m autograder ARGS` through the command line's own main() here."""
+    from autograder.grader import cli
+
+    def run(*args, check=True):
+        capsys.readouterr()  # what the test printed before is not this run's
+        code = cli.main([str(a) for a in args])
+        printed = capsys.readouterr()
+        if check:
+            assert code == 0, printed.out + printed.err
+        return Ran(code, printed.out, printed.err)
+
+    return run
+
+
+def test_forbidden_api_is_flagged_and_penalised_only_when_asked(tmp_path, run):
     solution = json.loads((ROOT / "solutions/en/lab02_causal_attention.ipynb").read_text())
     subs = tmp_path / "subs"
     subs.mkdir()
@@ -40,7 +57,7 @@ def test_forbidden_api_is_flagged_and_penalised_only_when_asked(tmp_path):
     roster = tmp_path / "roster.csv"
     roster.write_text("student\nhonest\nshortcut\n")
     out = tmp_path / "out"
-    first = run("grade", "lab02", subs, "--out", out, "--roster", roster, "--jobs", "2", "--quiet", "--seed", "4")
+    first = run("grade", "lab02", subs, "--out", out, "--roster", roster, "--jobs", "1", "--quiet", "--seed", "4")
     assert "forbidden API: shortcut: causal_attention uses F.scaled_dot_product_attention" in first.stdout
     rows = {r["student"]: r for r in json.loads((out / "grades.json").read_text())["submissions"]}
     full = rows["honest"]["score"]
@@ -64,7 +81,7 @@ def test_forbidden_api_is_flagged_and_penalised_only_when_asked(tmp_path):
     assert rows["shortcut"]["score"] == full
 
 
-def test_an_odd_nbgrader_timestamp_is_a_note_and_on_time(tmp_path):
+def test_an_odd_nbgrader_timestamp_is_a_note_and_on_time(tmp_path, run):
     notebook = (ROOT / "solutions/en/lab01_masks.ipynb").read_text()
     for student, stamp in (("ann", "2026-12-12 10:00:00.000001 UTC"), ("bob", "Tuesday, about noon")):
         folder = tmp_path / "submitted" / student / "lab01"
@@ -97,19 +114,13 @@ def test_an_odd_nbgrader_timestamp_is_a_note_and_on_time(tmp_path):
     assert (rows["bob"]["late_days"], rows["bob"]["score"], rows["ann"]["score"]) == (1, 9.0, 8.0)
 
 
-# no lab of the book has a written answer yet: lab01 gets one part, in this grader process only
-WITH_PART = ("import sys\nfrom autograder.labs import get_lab\n"
-             "get_lab('lab01').hand_graded = {'why_two_conventions': 2.0}\n"
-             "from autograder.grader.cli import main\nsys.exit(main(sys.argv[1:]))\n")
+def test_hand_graded_parts_count_once_the_sheet_is_filled_in(tmp_path, run, monkeypatch):
+    def grade_with_part(args):
+        # no lab of the book has a written answer yet: lab01 gets one part, for these gradings only
+        with monkeypatch.context() as patch:
+            patch.setattr(get_lab("lab01"), "hand_graded", {"why_two_conventions": 2.0})
+            run(*args)
 
-
-def grade_with_part(args):
-    result = subprocess.run([sys.executable, "-c", WITH_PART, *args], cwd=ROOT, capture_output=True, text=True,
-                            timeout=600)
-    assert result.returncode == 0, result.stdout + result.stderr
-
-
-def test_hand_graded_parts_count_once_the_sheet_is_filled_in(tmp_path):
     notebook = json.loads((ROOT / "solutions/en/lab01_masks.ipynb").read_text())
     notebook["cells"].append({"cell_type": "markdown", "metadata": {"tags": ["hand-graded"],
                               "labbook": {"part": "why_two_conventions"}},
@@ -139,5 +150,5 @@ def test_hand_graded_parts_count_once_the_sheet_is_filled_in(tmp_path):
     with open(out / "grades.csv") as stream:
         header = stream.readline().strip().split(",")
     assert "why_two_conventions" in header
-    subprocess.run([sys.executable, "-m", "autograder", "report", str(out)], cwd=ROOT, check=True, capture_output=True)
+    run("report", out)
     assert "why_two_conventions: 2 of 2 answers graded" in (out / "report.html").read_text()
