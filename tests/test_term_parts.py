@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+from corpus.cli_here import run_here
 from corpus.notebooks import with_definition
 
 from autograder.labs import get_lab
@@ -25,27 +26,10 @@ SDPA = '''def causal_attention(Q, K, V):
 '''
 
 
-class Ran:
-    """What a run printed and its exit code, as subprocess.run gives them."""
-
-    def __init__(self, returncode: int, stdout: str, stderr: str):
-        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
-
-
 @pytest.fixture
 def run(capsys):
     """run(*args, check=True): `python -m autograder ARGS` through the command line's own main() here."""
-    from autograder.grader import cli
-
-    def run(*args, check=True):
-        capsys.readouterr()  # what the test printed before is not this run's
-        code = cli.main([str(a) for a in args])
-        printed = capsys.readouterr()
-        if check:
-            assert code == 0, printed.out + printed.err
-        return Ran(code, printed.out, printed.err)
-
-    return run
+    return lambda *args, check=True: run_here(capsys, *args, check=check)
 
 
 def test_forbidden_api_is_flagged_and_penalised_only_when_asked(tmp_path, run):

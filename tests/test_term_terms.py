@@ -30,6 +30,7 @@ from pathlib import Path
 import pytest
 
 from corpus import term as T
+from corpus.cli_here import run_here
 
 ROOT = Path(__file__).resolve().parents[1]
 CLASS_SIZE = 23  # kinds cycle by i % 10: 23 gives each kind twice and the wrong triangle three holders
@@ -42,25 +43,6 @@ def run(*args, check=True):
     if check:
         assert result.returncode == 0, result.stdout + result.stderr
     return result
-
-
-class Ran:
-    """What a run printed and its exit code, as subprocess.run gives them."""
-
-    def __init__(self, returncode: int, stdout: str, stderr: str):
-        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
-
-
-def run_here(capsys, *args, check=True):
-    """`python -m autograder ARGS` through the command line's own main() in this process."""
-    from autograder.grader import cli
-
-    capsys.readouterr()  # what the test printed before is not this run's
-    code = cli.main([str(a) for a in args])
-    printed = capsys.readouterr()
-    if check:
-        assert code == 0, printed.out + printed.err
-    return Ran(code, printed.out, printed.err)
 
 
 def policy(seed="12"):

@@ -1,5 +1,6 @@
 """The warm kernels nbval uses (tests/warm_kernel.py) behave as fresh kernels: empty namespace, the launcher's
 folder and environment, interrupts delivered, and no kernel outliving its launcher."""
+import contextlib
 import os
 import signal
 import time
@@ -36,16 +37,25 @@ def manager_class():
     return NbvalKernelspecManager
 
 
+@contextlib.contextmanager
+def started(km, **options):
+    """A client of the kernel `km` starts with `options`, shut down afterwards however the test ends."""
+    km.start_kernel(**options)
+    client = km.client()
+    client.start_channels()
+    try:
+        client.wait_for_ready(timeout=120)
+        yield client
+    finally:
+        client.stop_channels()
+        km.shutdown_kernel(now=True)
+
+
 @pytest.fixture
 def kernel(manager_class, tmp_path):
     km = KernelManager(kernel_name=warm_kernel.KERNEL_NAME, kernel_spec_manager=manager_class())
-    km.start_kernel(cwd=str(tmp_path), env={**os.environ, "WARM_KERNEL_PROBE": "from-the-launcher"})
-    client = km.client()
-    client.start_channels()
-    client.wait_for_ready(timeout=120)
-    yield km, client
-    client.stop_channels()
-    km.shutdown_kernel(now=True)
+    with started(km, cwd=str(tmp_path), env={**os.environ, "WARM_KERNEL_PROBE": "from-the-launcher"}) as client:
+        yield km, client
 
 
 def test_the_kernel_is_a_fork_of_the_zygote_and_starts_empty(kernel, tmp_path):
@@ -78,18 +88,22 @@ def test_an_interrupt_reaches_the_kernel(kernel):
     assert "".join(out) == "stopped\n"
 
 
-def test_a_killed_launcher_takes_its_kernel_along(kernel):
-    km, client = kernel
-    pid = int(run(client, "import os; print(os.getpid())"))
-    os.kill(km.provisioner.process.pid, signal.SIGKILL)
-    deadline = time.monotonic() + 10
+def gone_within(pid: int, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         try:
             os.kill(pid, 0)
         except ProcessLookupError:
-            return
+            return True
         time.sleep(0.1)
-    pytest.fail(f"kernel {pid} outlived its launcher")
+    return False
+
+
+def test_a_killed_launcher_takes_its_kernel_along(kernel):
+    km, client = kernel
+    pid = int(run(client, "import os; print(os.getpid())"))
+    os.kill(km.provisioner.process.pid, signal.SIGKILL)
+    assert gone_within(pid, 10), f"kernel {pid} outlived its launcher"
 
 
 def test_without_a_zygote_the_plain_kernel_starts(manager_class, tmp_path):
@@ -98,16 +112,9 @@ def test_without_a_zygote_the_plain_kernel_starts(manager_class, tmp_path):
     argv[argv.index("launch") + 1] = str(tmp_path / "nowhere" / "zygote")  # a folder that does not exist
     km = KernelManager(kernel_name=warm_kernel.KERNEL_NAME, kernel_spec_manager=manager_class())
     km.kernel_spec.argv = argv
-    km.start_kernel(cwd=str(tmp_path))
-    client = km.client()
-    client.start_channels()
-    try:
-        client.wait_for_ready(timeout=120)
+    with started(km, cwd=str(tmp_path)) as client:
         pid = int(run(client, "import os; print(os.getpid())"))
         assert pid == km.provisioner.process.pid  # the launcher became the plain kernel (exec)
-    finally:
-        client.stop_channels()
-        km.shutdown_kernel(now=True)
 
 
 def test_stopping_the_zygote_stops_its_kernels(manager_class, tmp_path):
@@ -115,23 +122,10 @@ def test_stopping_the_zygote_stops_its_kernels(manager_class, tmp_path):
     km = KernelManager(kernel_name=warm_kernel.KERNEL_NAME, kernel_spec_manager=manager_class())
     plain = km.kernel_spec.argv[km.kernel_spec.argv.index("--") + 1:]
     km.kernel_spec.argv = zygote.argv(plain)
-    km.start_kernel(cwd=str(tmp_path))
-    client = km.client()
-    client.start_channels()
     try:
-        client.wait_for_ready(timeout=120)
-        pid = int(run(client, "import os; print(os.getpid())"))
-        zygote.stop()
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            try:
-                os.kill(pid, 0)
-            except ProcessLookupError:
-                break
-            time.sleep(0.1)
-        else:
-            pytest.fail(f"kernel {pid} outlived its zygote")
+        with started(km, cwd=str(tmp_path)) as client:
+            pid = int(run(client, "import os; print(os.getpid())"))
+            zygote.stop()
+            assert gone_within(pid, 10), f"kernel {pid} outlived its zygote"
     finally:
-        client.stop_channels()
-        km.shutdown_kernel(now=True)
         zygote.stop()
