@@ -30,6 +30,15 @@ NOT_A_PAGE_LINK = re.compile(r"^[a-z]+:|^#|^//")
 RAW_TEX = re.compile(r"\\(?:frac|sum|begin|end|text|sqrt|mathbf|mathrm|left|right|cdot|top|infty|leq?|geq?|quad)\b"
                      r"|\[2ex\]|\$[^$\s][^$]*\$")
 DATA_URI = re.compile(r"(data:[\w/+.-]+;base64,)[A-Za-z0-9+/=\s]{64,}")
+# Code as Pygments highlights it: a <pre> of <span class=..> around escaped text, two thirds of a page's tags.
+HIGHLIGHTED = re.compile(r'(<div class="highlight[^"]*">\s*<pre>)(.*?)(</pre>)', re.S)
+SPAN_TAG = re.compile(r"</?span\b[^>]*>")
+
+
+def without_highlighting(html: str) -> str:
+    """The page with the highlighting spans of its code taken out (their text stays): nothing a test checks is
+    in them, and parsing them is most of the time a page takes."""
+    return HIGHLIGHTED.sub(lambda match: match[1] + SPAN_TAG.sub("", match[2]) + match[3], html)
 
 
 @dataclass
@@ -54,16 +63,24 @@ class Crawl:
 
 
 def read_page(name: str, html: str) -> PageFacts:
-    """The facts of one page, from one parse (data: URIs of figures shortened first: they make parsing slow)."""
-    soup = BeautifulSoup(DATA_URI.sub(r"\1AAAA", html), "html.parser")
+    """The facts of one page, from one parse (data: URIs of figures shortened and code highlighting taken out
+    first: they make parsing slow)."""
+    soup = BeautifulSoup(without_highlighting(DATA_URI.sub(r"\1AAAA", html)), "html.parser")
     facts = PageFacts(name, soup.html.get("lang") if soup.html else None, formulas=html.count("<math "))
-    for tag, attr in EMBEDS:
-        facts.embeds += [(tag, attr, (element.get(attr) or "").strip()) for element in soup.find_all(tag)]
-    facts.styles = [style.get_text() for style in soup.find_all("style")]
-    facts.links = [a["href"] for a in soup.find_all("a", href=True)]
+    embedded_by = dict(EMBEDS)
+    for element in soup.find_all([*embedded_by, "style", "a"]):  # one walk over the tree for all of them
+        if element.name in embedded_by:
+            attr = embedded_by[element.name]
+            facts.embeds.append((element.name, attr, (element.get(attr) or "").strip()))
+        if element.name == "style":
+            facts.styles.append(element.get_text())
+        elif element.name == "a":
+            if element.has_attr("href"):
+                facts.links.append(element["href"])
+            if "book-ref" in element.get("class", []):
+                facts.book_refs.append((element.get("href", ""), element.get_text()))
     facts.switcher = [(a.get("data-lang"), a.get("href", ""))
                       for a in soup.select('nav.book-nav ul[data-nav="languages"] a')]
-    facts.book_refs = [(a.get("href", ""), a.get_text()) for a in soup.select("a.book-ref")]
     # the prose: paragraphs, list items and table cells (the glossary is a table) of Markdown cells
     for element in soup.select(", ".join(f".jp-RenderedMarkdown {tag}" for tag in ("p", "li", "td", "th"))):
         for node in element.find_all(string=references.CHAPTER_REFERENCE):

@@ -154,7 +154,7 @@ def test_labs_carry_no_solution(crawl):
 GLOSSARY, LAB00 = "course/en/glossary.html", "labs/en/lab00_attention_by_hand.html"
 
 
-def planted(site, crawl: facts.Crawl, name: str, pattern: str, replacement: str) -> facts.Crawl:
+def planted(site, crawl: facts.Crawl, name: str, pattern: str, replacement) -> facts.Crawl:
     """The crawl with page `name` re-read after the first match of `pattern` in its source became `replacement`."""
     out, _ = site
     html, found = re.subn(pattern, replacement, (out / name).read_text(encoding="utf-8"), count=1)
@@ -209,7 +209,9 @@ def test_a_planted_solution_line_is_reported(site, crawl):
     hidden = solution_lines_shown("en", "lab00_attention_by_hand", source.read_text(encoding="utf-8"))
     assert hidden, "the solution has no line that the lab lacks"
     assert solution_lines_shown("en", "lab00_attention_by_hand", crawl.pages[LAB00].text) == []
-    leaky = planted(site, crawl, LAB00, r"</main>", f"<pre>{html.escape(hidden[-1])}</pre></main>")
+    # as a code cell shows it: highlighted, each word in its own <span>
+    code = "".join(f'<span class="n">{html.escape(word)}</span>' for word in re.split(r"(\W)", hidden[-1]) if word)
+    leaky = planted(site, crawl, LAB00, r'(<div class="highlight[^"]*">\s*<pre>)', lambda match: match[1] + code + "\n")
     assert solution_lines_shown("en", "lab00_attention_by_hand", leaky.pages[LAB00].text) == [hidden[-1]]
 
 
