@@ -1,8 +1,11 @@
 """The offline HTML edition and the mask explorer in it, in Chromium.
 
 The module builds the edition once (python -m labbook.html_edition, into a
-temporary folder) and checks it: every chapter and lab in every language, no
-solution, no reference to another host, working links; then opens it in
+temporary folder; nothing else in `make test` builds it) and parses each page
+once (edition_facts.crawl); the checks assert over those facts: every chapter
+and lab in every language, no solution, no reference to another host, working
+links, switchers, formulas, chapter references. Each check is also fed one
+small page with a planted defect, to show it names it. Then it opens it in
 Chromium from file:// and follows the language switcher and a link. The
 explorer tests click through the widget in a chapter page of the edition
 (chapter 02, 05 or 09 once they show it; until then a page built the same way
@@ -20,8 +23,8 @@ import nbformat
 import pytest
 
 from autograder.i18n import LANGS
-import edition_facts as facts
 from browser_support import ROOT, TIMEOUT_MS
+import edition_facts as facts
 from labbook import html_edition, references
 from labbook.explorer import Settings, cell_state, explorer, fmt_weight, grid, worked_example
 from labbook.notebooks import BEGIN, END, STUB
