@@ -1,8 +1,11 @@
 """The offline HTML edition and the mask explorer in it, in Chromium.
 
 The module builds the edition once (python -m labbook.html_edition, into a
-temporary folder) and checks it: every chapter and lab in every language, no
-solution, no reference to another host, working links; then opens it in
+temporary folder; nothing else in `make test` builds it) and parses each page
+once (edition_facts.crawl); the checks assert over those facts: every chapter
+and lab in every language, no solution, no reference to another host, working
+links, switchers, formulas, chapter references. Each check is also fed one
+small page with a planted defect, to show it names it. Then it opens it in
 Chromium from file:// and follows the language switcher and a link. The
 explorer tests click through the widget in a chapter page of the edition
 (chapter 02, 05 or 09 once they show it; until then a page built the same way
@@ -11,16 +14,17 @@ with labbook.explorer's reference rules.
 """
 from __future__ import annotations
 
+import html
 import json
 import re
 from pathlib import Path
 
 import nbformat
 import pytest
-from bs4 import BeautifulSoup
 
 from autograder.i18n import LANGS
 from browser_support import ROOT, TIMEOUT_MS
+import edition_facts as facts
 from labbook import html_edition, references
 from labbook.explorer import Settings, cell_state, explorer, fmt_weight, grid, worked_example
 from labbook.notebooks import BEGIN, END, STUB
@@ -36,10 +40,11 @@ def site(tmp_path_factory):
     return out, stats
 
 
-def soup_of(page: Path) -> BeautifulSoup:
-    """The parsed page, without the bulk of its data: URIs (figures), which makes parsing slow."""
-    text = re.sub(r"(data:[\w/+.-]+;base64,)[A-Za-z0-9+/=\s]{64,}", r"\1AAAA", page.read_text(encoding="utf-8"))
-    return BeautifulSoup(text, "html.parser")
+@pytest.fixture(scope="module")
+def crawl(site) -> facts.Crawl:
+    """Every page of the edition, parsed once: the facts the tests below assert on."""
+    out, _ = site
+    return facts.crawl(out)
 
 
 def explorer_page(site_dir: Path, tmp_path_factory) -> Path:
@@ -82,34 +87,21 @@ def test_every_chapter_and_lab_has_a_page(site):
     print(f"HTML edition: {stats['pages']} pages, {stats['bytes'] / 1e6:.1f} MB, built in {stats['seconds']:.1f} s")
 
 
-def test_no_reference_to_another_host(site):
+def test_no_reference_to_another_host(site, crawl):
     out, stats = site
     assert stats["external"] == []
-    for page in out.rglob("*.html"):
-        soup = soup_of(page)
-        for tag, attr in (("script", "src"), ("link", "href"), ("img", "src"), ("iframe", "src"),
-                          ("source", "src"), ("audio", "src"), ("video", "src"), ("object", "data")):
-            for element in soup.find_all(tag):
-                url = (element.get(attr) or "").strip()
-                assert not re.match(r"^(https?:)?//", url), f"{page.relative_to(out)}: <{tag} {attr}={url}>"
-        for style in soup.find_all("style"):
-            assert not re.search(r"url\(\s*['\"]?(https?:)?//|@import", style.get_text()), page
+    problems = facts.other_host_problems(crawl)
+    assert problems == [], "\n".join(problems)
     css = (out / html_edition.CSS_PATH).read_text(encoding="utf-8")
     assert not re.search(r"url\(\s*['\"]?(https?:)?//|@import|@font-face", css)
 
 
-def test_links_between_pages_work(site):
+def test_links_between_pages_work(site, crawl):
     out, stats = site
     assert stats["broken_links"] == [], "\n".join(stats["broken_links"])
-    for page in out.rglob("*.html"):
-        soup = soup_of(page)
-        for link in soup.find_all("a", href=True):
-            href = link["href"]
-            if re.match(r"^[a-z]+:|^#|^//", href):
-                continue
-            target = (page.parent / href.split("#")[0]).resolve()
-            assert target.is_file(), f"{page.relative_to(out)} -> {href}"
-            assert not href.split("#")[0].endswith(".ipynb"), f"{page.relative_to(out)} -> {href}"
+    assert sum(len(page.links) for page in crawl.pages.values()) > 1000  # the crawl saw the links
+    problems = facts.link_problems(crawl)
+    assert problems == [], "\n".join(problems)
 
 
 def test_link_fragments_reach_an_id(site):
@@ -121,46 +113,109 @@ def test_link_fragments_reach_an_id(site):
     assert report.problems == [], "\n".join(map(str, report.problems))
 
 
-def test_language_switcher_on_every_page(site):
-    out, _ = site
-    for page in out.rglob("*.html"):
-        if page.name == "index.html":
-            continue
-        soup = soup_of(page)
-        switcher = soup.select('nav.book-nav ul[data-nav="languages"] a')
-        lang = page.parent.name
-        langs = {a["data-lang"] for a in switcher}
-        assert lang in langs, page
-        for a in switcher:
-            target = (page.parent / a["href"]).resolve()
-            assert target == (page.parent.parent / a["data-lang"] / page.name).resolve(), (page, a["href"])
-        others = {other for other in LANGS if (page.parent.parent / other / page.name).exists()}
-        assert langs == others, (page, langs, others)
-        assert soup.html["lang"] == lang
+def test_language_switcher_on_every_page(crawl):
+    assert all(page.switcher for name, page in crawl.pages.items() if name != "index.html")
+    problems = facts.switcher_problems(crawl)
+    assert problems == [], "\n".join(problems)
 
 
-def test_labs_carry_no_solution(site):
+def solution_lines_shown(lang: str, stem: str, text: str) -> list[str]:
+    """The lines of solution regions of sources/solutions/<lang>/<stem>.md (not in the lab itself) that `text` shows."""
+    source = ROOT / "sources" / "solutions" / lang / f"{stem}.md"
+    lab = nbformat.read(ROOT / "labs" / lang / f"{stem}.ipynb", as_version=4)
+    in_lab = {line.strip() for cell in lab.cells for line in cell.source.splitlines()}
+    inside, secret = False, []
+    for line in source.read_text(encoding="utf-8").splitlines():
+        if BEGIN.match(line):
+            inside = True
+        elif END.match(line):
+            inside = False
+        elif inside and not STUB.match(line) and len(line.strip()) > 12 and line.strip() not in in_lab:
+            secret.append(line.strip())
+    return [line for line in secret if line in text]
+
+
+def test_labs_carry_no_solution(crawl):
     """No line of a solution region reaches the lab's page."""
-    out, _ = site
+    checked = 0
     for lang in LANGS:
         for source in (ROOT / "sources" / "solutions" / lang).glob("*.md"):
-            page = out / "labs" / lang / f"{source.stem}.html"
-            if not page.exists():
+            name = f"labs/{lang}/{source.stem}.html"
+            if name not in crawl.pages:
                 continue
-            text = soup_of(page).get_text()
-            lab = nbformat.read(ROOT / "labs" / lang / f"{source.stem}.ipynb", as_version=4)
-            in_lab = {line.strip() for cell in lab.cells for line in cell.source.splitlines()}
-            inside, secret = False, []
-            for line in source.read_text(encoding="utf-8").splitlines():
-                if BEGIN.match(line):
-                    inside = True
-                elif END.match(line):
-                    inside = False
-                elif inside and not STUB.match(line) and len(line.strip()) > 12 and line.strip() not in in_lab:
-                    secret.append(line.strip())
-            leaked = [line for line in secret if line in text]
-            assert not leaked, f"{page.relative_to(out)} shows solution lines: {leaked[:3]}"
+            text = crawl.pages[name].text
+            leaked = solution_lines_shown(lang, source.stem, text)
+            assert not leaked, f"{name} shows solution lines: {leaked[:3]}"
             assert "BEGIN SOLUTION" not in text
+            checked += 1
+    assert checked >= len(LANGS)
+
+
+# ---------------------------------------------------------------- the checks above can fail
+# Each check is fed the edition with one defect planted in one small page (re-read alone: no second crawl)
+# and must name it; the same check finds nothing on the page as built.
+GLOSSARY, LAB00 = "course/en/glossary.html", "labs/en/lab00_attention_by_hand.html"
+
+
+def planted(site, crawl: facts.Crawl, name: str, pattern: str, replacement) -> facts.Crawl:
+    """The crawl with page `name` re-read after the first match of `pattern` in its source became `replacement`."""
+    out, _ = site
+    html, found = re.subn(pattern, replacement, (out / name).read_text(encoding="utf-8"), count=1)
+    assert found == 1, f"nothing to plant into: {pattern!r} is not in {name}"
+    return facts.Crawl({**crawl.pages, name: facts.read_page(name, html)}, crawl.files)
+
+
+DEFECTS = {  # id: (check, page, pattern, replacement, what the check must say)
+    "image-from-a-cdn": (facts.other_host_problems, GLOSSARY, r"</main>",
+                         '<img src="https://cdn.example.org/x.png"></main>', "<img src=https://cdn.example.org/x.png>"),
+    "protocol-relative-script": (facts.other_host_problems, GLOSSARY, r"</main>",
+                                 '<script src="//cdn.example.org/x.js"></script></main>', "<script src=//cdn"),
+    "style-import": (facts.other_host_problems, GLOSSARY, r"</main>", "<style>@import 'x.css';</style></main>",
+                     "<style> fetches"),
+    "broken-link": (facts.link_problems, GLOSSARY, r'href="10_review\.html"', 'href="10_reviews.html"',
+                    "-> 10_reviews.html: no such file"),
+    "link-to-a-notebook": (facts.link_problems, GLOSSARY, r'href="10_review\.html"', 'href="10_review.ipynb"',
+                           "-> 10_review.ipynb: a notebook"),
+    "switcher-entry-dropped": (facts.switcher_problems, GLOSSARY, r'<li><a [^>]*data-lang="de"[^>]*>[^<]*</a></li>',
+                               "", "the switcher lists ['en', 'es', 'hi-Latn'], the site has ['de', 'en', 'es', 'hi-Latn']"),
+    "switcher-entry-elsewhere": (facts.switcher_problems, GLOSSARY, r'href="\.\./de/glossary\.html"',
+                                 'href="../de/10_review.html"', "the de entry links to ../de/10_review.html"),
+    "own-language-missing": (facts.switcher_problems, GLOSSARY, r'<li><a [^>]*data-lang="en"[^>]*>[^<]*</a></li>',
+                             "", "its own language en is not in the switcher"),
+    "wrong-html-lang": (facts.switcher_problems, GLOSSARY, r'<html lang="en">', '<html lang="es">',
+                        "<html lang=es> in the en folder"),
+    "formula-left-as-tex": (lambda crawl: facts.raw_tex_problems(crawl, [LAB00]), LAB00,
+                            r'<math alttext="([^"]*)"[^>]*>.*?</math>', r"$\1$", "raw TeX in the visible text"),
+    "tex-command-in-prose": (lambda crawl: facts.raw_tex_problems(crawl, [LAB00]), LAB00, r"</main>",
+                             r"<p>each weight is \\frac{1}{T} at first</p></main>", r"['\\frac']"),
+    "chapter-reference-unlinked": (lambda crawl: facts.chapter_reference_problems(crawl, [GLOSSARY]), GLOSSARY,
+                                   r'<a [^>]*class="book-ref"[^>]*>([^<]*)</a>', r"\1", "not a link: "),
+    "chapter-reference-in-a-new-paragraph": (
+        lambda crawl: facts.chapter_reference_problems(crawl, [GLOSSARY]), GLOSSARY,
+        r'(<div [^>]*jp-RenderedMarkdown[^>]*>)', r"\1<p>as chapter 03 §2 shows</p>", "not a link: 'as chapter 03 §2"),
+    "chapter-reference-to-no-page": (lambda crawl: facts.chapter_reference_problems(crawl, [GLOSSARY]), GLOSSARY,
+                                     r'href="07_testing_causality\.html"', 'href="77_nowhere.html"',
+                                     "book-ref 77_nowhere.html reaches no page"),
+}
+
+
+@pytest.mark.parametrize("defect", DEFECTS)
+def test_a_planted_defect_is_reported(site, crawl, defect):
+    check, name, pattern, replacement, expected = DEFECTS[defect]
+    assert not [problem for problem in check(crawl) if expected in problem]
+    problems = check(planted(site, crawl, name, pattern, replacement))
+    assert any(problem.startswith(name) and expected in problem for problem in problems), problems
+
+
+def test_a_planted_solution_line_is_reported(site, crawl):
+    source = ROOT / "sources" / "solutions" / "en" / "lab00_attention_by_hand.md"
+    hidden = solution_lines_shown("en", "lab00_attention_by_hand", source.read_text(encoding="utf-8"))
+    assert hidden, "the solution has no line that the lab lacks"
+    assert solution_lines_shown("en", "lab00_attention_by_hand", crawl.pages[LAB00].text) == []
+    # as a code cell shows it: highlighted, each word in its own <span>
+    code = "".join(f'<span class="n">{html.escape(word)}</span>' for word in re.split(r"(\W)", hidden[-1]) if word)
+    leaky = planted(site, crawl, LAB00, r'(<div class="highlight[^"]*">\s*<pre>)', lambda match: match[1] + code + "\n")
+    assert solution_lines_shown("en", "lab00_attention_by_hand", leaky.pages[LAB00].text) == [hidden[-1]]
 
 
 # ---------------------------------------------------------------- the site, in Chromium
@@ -205,25 +260,11 @@ def test_index_switcher_and_links_in_chromium(page, page_log, site, artifacts):
 
 
 # ---------------------------------------------------------------- typeset mathematics
-RAW_TEX = re.compile(r"\\(?:frac|sum|begin|end|text|sqrt|mathbf|mathrm|left|right|cdot|top|infty|leq?|geq?|quad)\b"
-                     r"|\[2ex\]|\$[^$\s][^$]*\$")
-
-
-def visible_text(page: Path) -> str:
-    soup = soup_of(page)
-    for element in soup(["script", "style", "pre", "code"]):  # code may hold TeX on purpose
-        element.decompose()
-    return soup.get_text(" ")
-
-
-def test_every_formula_is_mathml_and_no_raw_tex_is_visible(site):
-    out, stats = site
-    formulas = 0
-    for name in stats["page_paths"]:
-        page = out / name
-        formulas += page.read_text(encoding="utf-8").count("<math ")
-        leftover = RAW_TEX.findall(visible_text(page))
-        assert not leftover, f"{name}: raw TeX in the visible text: {leftover[:5]}"
+def test_every_formula_is_mathml_and_no_raw_tex_is_visible(site, crawl):
+    _, stats = site
+    problems = facts.raw_tex_problems(crawl, stats["page_paths"])
+    assert problems == [], "\n".join(problems)
+    formulas = sum(crawl.pages[name].formulas for name in stats["page_paths"])
     assert formulas > 500, f"only {formulas} formulas typeset"
 
 
@@ -247,27 +288,13 @@ def test_formulas_are_typeset_in_chromium(page, page_log, site, artifacts, kind,
     assert not page_log.errors, page_log.errors
 
 
-def test_chapter_references_in_the_prose_are_links(site):
+def test_chapter_references_in_the_prose_are_links(site, crawl):
     """Every "chapter NN §K" the prose writes, in each language's words, links to that chapter's page and heading."""
-    out, stats = site
-    links = {lang: [] for lang in LANGS}
-    unlinked = []
-    for name in stats["page_paths"]:
-        soup = soup_of(out / name)
-        lang = name.split("/")[1]
-        links[lang] += [(name, a) for a in soup.select("a.book-ref")]
-        for element in soup.select(".jp-RenderedMarkdown p, .jp-RenderedMarkdown li"):
-            for node in element.find_all(string=references.CHAPTER_REFERENCE):
-                if not node.find_parent(["a", "code", "math"]):
-                    unlinked.append((name, str(node)[:80]))
-    assert not unlinked, unlinked[:5]
-    for lang, found in links.items():
-        assert len(found) >= 20, f"{lang}: only {len(found)} chapter references became links"
-        for name, a in found:
-            page, _, fragment = a["href"].partition("#")
-            target = (out / name).parent / page
-            assert target.is_file(), (name, a["href"])
-            assert references.CHAPTER_REFERENCE.search(a.get_text()), a
+    _, stats = site
+    problems = facts.chapter_reference_problems(crawl, stats["page_paths"])
+    assert problems == [], "\n".join(problems[:10])
+    for lang, count in facts.chapter_links_per_lang(crawl, stats["page_paths"]).items():
+        assert count >= 20, f"{lang}: only {count} chapter references became links"
 
 
 # ---------------------------------------------------------------- the explorer, in the edition
