@@ -317,3 +317,38 @@ def test_attention_slips_differ_from_the_reference_on_the_public_cases():
 
 # The blank lab executed top to bottom: tests/test_blank_labs.py (every lab, every language)
 # and nbval in lax mode (a real kernel).
+
+
+# ---------------------------------------------------------------- a wrong entry no slip explains
+def test_one_wrong_mask_entry_is_named_by_case_position_and_value():
+    def one_flipped(T_new, T_past):
+        mask = kv_cache_mask(T_new, T_past).clone()  # (T_new, T_past + T_new)
+        if (T_new, T_past) == (1, 5):
+            mask[0, 0] = False  # the first key, which every query may read
+        return mask
+
+    result = grade({**solved(), "kv_cache_mask": one_flipped}, exercise="kv_cache_mask")["kv_cache_mask"]
+    assert (result.status, result.points, result.diagnosis) == ("failed", 0.0, "wrong_values")
+    assert [(item.key, item.params) for item in result.feedback] == [
+        ("common.failed", {"name": "kv_cache_mask"}),
+        ("common.wrong_entry", {"case": "kv_cache_mask(1, 5)", "index": "0, 0", "got": "False"}),
+        ("lab04.see_lab", {"section": "1"})]
+
+
+def test_one_wrong_output_entry_is_named_by_case_position_and_value():
+    seen = []
+
+    def one_off(q, k, v, past_k=None, past_v=None):
+        out, k_all, v_all = cached_attention(q, k, v, past_k, past_v)
+        out = out.clone()  # (..., T_new, d_v)
+        if not seen:  # the first case only: no cache, T = 4
+            seen.append(float(out.reshape(-1)[0]))
+            out.reshape(-1)[0] += 0.5
+        return out, k_all, v_all
+
+    result = grade({**solved(), "cached_attention": one_off}, exercise="cached_attention")["cached_attention"]
+    assert (result.status, result.points, result.diagnosis) == ("failed", 0.0, "wrong_values")
+    assert [(item.key, item.params) for item in result.feedback] == [
+        ("common.failed", {"name": "cached_attention"}),
+        ("common.wrong_entry", {"case": "no cache, T=4", "index": "0, 0", "got": f"{seen[0] + 0.5:.4g}"}),
+        ("lab04.see_lab", {"section": "3"})]
