@@ -160,12 +160,12 @@ def stage(modules: list[Module], tests: list[str], deselect: list[str], tests_fr
     (STAGE / "pyproject.toml").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
-def run_mutmut(modules: list[Module], jobs: int) -> int:
+def run_mutmut(modules: list[Module], jobs: int, only: list[str] | None = None) -> int:
     env = dict(os.environ)
     # mutmut forks one child per mutant from a process that has used torch: one thread keeps that safe
     env.update(OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", PYTHONDONTWRITEBYTECODE="1", PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
     env.pop("LABBOOK_ROOT", None)
-    names = [pattern for module in modules for pattern in module.patterns()]
+    names = only or [pattern for module in modules for pattern in module.patterns()]
     mutmut = Path(sys.executable).with_name("mutmut")
     log = STAGE / "mutmut.log"
     with log.open("w", encoding="utf-8") as stream:
@@ -260,6 +260,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--modules", default="", help="names from tests/mutation/scope.toml, space or comma separated")
     parser.add_argument("--jobs", type=int, default=2, help="mutants tested at once (default 2)")
     parser.add_argument("--tests", default="", help="test files to use instead of scope.toml's (space separated)")
+    parser.add_argument("--mutants", default="",
+                        help="mutant names or globs to test again, e.g. the survivors of the last run (space separated); "
+                             "the others count as not run")
     parser.add_argument("--report-only", action="store_true", help="print the report of the last run again")
     parser.add_argument("--tests-from", type=Path, default=None,
                         help="a tests/ folder to use instead of the repository's (e.g. an older commit's, for a baseline)")
@@ -281,13 +284,13 @@ def main(argv: list[str] | None = None) -> int:
         stage(chosen, tests, deselect, args.tests_from.resolve() if args.tests_from else None)
         print(f"mutmut over {', '.join(m.name for m in chosen)} with {len(tests)} test files, {args.jobs} at once "
               f"(log: {STAGE.relative_to(ROOT) / 'mutmut.log'}) ...", flush=True)
-        code = run_mutmut(chosen, args.jobs)
+        code = run_mutmut(chosen, args.jobs, args.mutants.split() or None)
         if code != 0:
             print((STAGE / "mutmut.log").read_text(encoding="utf-8", errors="replace")[-3000:])
             print(f"mutmut failed (exit {code}); see {STAGE / 'mutmut.log'}", file=sys.stderr)
             return 1
     tallies, used = collect(chosen, equivalents)
-    text = report(tallies, equivalents, used, full_run=not wanted and not args.tests, seconds=time.monotonic() - started)
+    text = report(tallies, equivalents, used, full_run=not wanted and not args.tests and not args.mutants, seconds=time.monotonic() - started)
     (STAGE / "report.txt").write_text(text + "\n", encoding="utf-8")
     print(text)
     return 0
