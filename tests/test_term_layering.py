@@ -20,7 +20,10 @@ BOOK = {"analysis", "code", "handgrading", "lateness", "overrides", "book", "sim
 OUTPUTS = {"export", "report"}
 ORCHESTRATION = {"run", "cli", "status", "kept", "summary"}
 INTAKE_MAY_USE_OF_THE_ENGINE = {"autograder.grader", "autograder.grader.sanitize", "autograder.grader.submissions",
-                                "autograder.grader.submissions.UsageError", "autograder.grader.submissions.MAX_BYTES"}
+                                "autograder.grader.submissions.UsageError", "autograder.grader.submissions.MAX_BYTES",
+                                # writing private files (0700 folders, whole-or-nothing 0600 files)
+                                "autograder.grader.private_files", "autograder.grader.private_files.private_dir",
+                                "autograder.grader.private_files.write_bytes_atomic"}
 
 
 def package_of(path: Path) -> tuple[str, ...]:

@@ -17,9 +17,7 @@ import csv
 import html
 import io
 import json
-import os
 import re
-import tempfile
 from pathlib import Path
 
 from .. import book_links, i18n
@@ -28,6 +26,7 @@ from ..exercise import Feedback
 from ..labs import LabSpec
 from . import sanitize
 from .engine import RECORD_VERSION, Outcome, render_all
+from .private_files import private_dir, write_bytes_atomic  # noqa: F401  (gradebook.private_dir is used by batch and the term book)
 from .submissions import Submission
 
 STATE_DIR = ".autograder"
@@ -42,16 +41,6 @@ RECORD_STRING = 20_000  # any string of a record read back (the kept output is 8
 # ---------------------------------------------------------------- records
 def records_dir(out: Path) -> Path:
     return out / STATE_DIR / "records"
-
-
-def private_dir(path: Path, existing_too: bool = True) -> Path:
-    """`path` as a folder only its owner can enter (0700); an existing one is left alone unless `existing_too`."""
-    existed = path.is_dir()
-    if not existed:
-        path.mkdir(parents=True, exist_ok=True, mode=0o700)
-    if not existed or existing_too:
-        os.chmod(path, 0o700)  # mkdir's mode goes through the umask
-    return path
 
 
 def prepare(out: Path) -> None:
@@ -106,26 +95,6 @@ def kept_records(out: Path, lab: str, present: set[str]) -> dict[str, dict]:
         if record is not None and record.get("student") == student and record.get("lab") == lab:
             kept[student] = record
     return kept
-
-
-def write_bytes_atomic(path: Path, data: bytes) -> None:
-    """Bytes written whole or not at all (a gradebook file, a staged zip member), private like everything here."""
-    if not path.parent.is_dir():
-        private_dir(path.parent)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.chmod(temporary, 0o600)  # mkstemp's mode already; said again because it is the point
-        os.replace(temporary, path)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise
 
 
 def clean_record(record: dict) -> dict:

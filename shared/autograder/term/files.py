@@ -13,8 +13,9 @@ from __future__ import annotations
 import errno
 import os
 import stat
-import tempfile
 from pathlib import Path
+
+from ..grader.private_files import private_dir, write_bytes_atomic  # noqa: F401  (files.private_dir is the term's)
 
 
 class Refused(Exception):
@@ -87,30 +88,6 @@ def is_regular(path: Path) -> bool:
 
 
 # ---------------------------------------------------------------- the term's own files
-def private_dir(path: Path) -> Path:
-    """A folder only its owner can enter (0700)."""
-    path.mkdir(parents=True, exist_ok=True, mode=0o700)
-    os.chmod(path, 0o700)  # mkdir's mode goes through the umask
-    return path
-
-
 def write_private(path: Path, data: bytes | str) -> None:
     """`data` written whole or not at all, 0600 (grades and submissions are personal data)."""
-    if isinstance(data, str):
-        data = data.encode("utf-8", errors="replace")
-    if not path.parent.is_dir():
-        private_dir(path.parent)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.chmod(temporary, 0o600)
-        os.replace(temporary, path)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise
+    write_bytes_atomic(path, data.encode("utf-8", errors="replace") if isinstance(data, str) else data)
