@@ -17,7 +17,7 @@ def pytest_collectstart(collector):
 
 
 def pytest_configure(config):
-    """nbval's kernels are forks of an interpreter that has imported torch (tests/warm_kernel.py)."""
+    """nbval's kernels are forks of an interpreter that has imported torch, on IPC sockets (tests/warm_kernel.py)."""
     if not getattr(config.option, "nbval", False):
         return
     if getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput"):
@@ -29,4 +29,5 @@ def pytest_configure(config):
     module = importlib.util.module_from_spec(spec)
     sys.modules["warm_kernel"] = module  # tests/test_warm_kernel.py imports the same module
     spec.loader.exec_module(module)
+    module.use_ipc_transport()
     module.install()

@@ -129,3 +129,80 @@ def test_stopping_the_zygote_stops_its_kernels(manager_class, tmp_path):
             assert gone_within(pid, 10), f"kernel {pid} outlived its zygote"
     finally:
         zygote.stop()
+
+
+# ---------------------------------------------------------------- kernels that start together
+def test_nbval_kernels_use_unix_sockets_with_absolute_paths():
+    from nbval import kernel as nbval_kernel
+
+    warm_kernel.use_ipc_transport()
+    first, second = (nbval_kernel.KernelManager(kernel_name="causal-attention") for _ in range(2))
+    assert first.transport == second.transport == "ipc"
+    assert os.path.isabs(first.ip) and first.ip != second.ip  # one kernel's sockets are no other's
+    assert len(first.ip) + len("-65535") < 100  # a Unix socket's path holds about 107 bytes
+
+
+def test_many_notebook_kernels_started_at_once_all_answer(manager_class, tmp_path):
+    """The stress test: 3 rounds of 6 kernels started together through nbval's own start-up, each runs a cell."""
+    import threading
+
+    from nbval.kernel import RunningKernel
+
+    warm_kernel.use_ipc_transport()
+    rounds, at_once = 3, 6
+    answers, losses = [], []
+
+    def one(number):
+        try:
+            kernel = RunningKernel(warm_kernel.KERNEL_NAME, cwd=str(tmp_path), startup_timeout=120)
+        except Exception as error:  # noqa: BLE001 - a lost kernel is what this test counts
+            losses.append(f"kernel {number}: {type(error).__name__}: {error}")
+            return
+        try:
+            answers.append(run(kernel.kc, f"print({number} * 7)"))
+        except Exception as error:  # noqa: BLE001
+            losses.append(f"kernel {number}: {type(error).__name__}: {error}")
+        finally:
+            kernel.stop()
+
+    for round_number in range(rounds):
+        threads = [threading.Thread(target=one, args=(round_number * at_once + n,)) for n in range(at_once)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(300)
+    assert losses == []
+    assert sorted(answers) == sorted(f"{n * 7}\n" for n in range(rounds * at_once))
+
+
+def test_a_kernel_that_fails_at_start_up_is_started_again(monkeypatch):
+    from nbval import kernel as nbval_kernel
+
+    calls = []
+
+    def flaky(*args, **kwargs):
+        calls.append(kwargs)
+        if len(calls) == 1:
+            raise RuntimeError("Kernel died before replying to kernel_info")
+        return "manager", "client"
+
+    monkeypatch.setattr(nbval_kernel, "start_new_kernel", flaky)
+    warm_kernel.retry_kernel_start_up()
+    assert nbval_kernel.start_new_kernel(kernel_name="k", cwd="/x") == ("manager", "client")
+    assert calls == [{"kernel_name": "k", "cwd": "/x"}] * 2
+
+
+def test_a_kernel_that_always_fails_fails_the_notebook_after_three_tries(monkeypatch):
+    from nbval import kernel as nbval_kernel
+
+    calls = []
+
+    def broken(**kwargs):
+        calls.append(1)
+        raise RuntimeError(f"attempt {len(calls)}: Kernel didn't respond")
+
+    monkeypatch.setattr(nbval_kernel, "start_new_kernel", broken)
+    warm_kernel.retry_kernel_start_up()
+    with pytest.raises(RuntimeError, match="attempt 3:"):
+        nbval_kernel.start_new_kernel(kernel_name="k")
+    assert len(calls) == 3

@@ -17,7 +17,9 @@ is a fork of it, made for one notebook:
 Only nbval's kernels are warm (its kernel-spec lookup is patched); the build,
 JupyterLab and every subprocess use the plain kernel. If the zygote cannot be
 reached the launcher runs the plain kernel instead. LABBOOK_COLD_KERNELS=1
-turns the whole thing off.
+turns the whole thing off. Warm or cold, nbval's kernels use IPC sockets, not
+TCP ports (use_ipc_transport says why), and a kernel that fails at start-up is
+started again (retry_kernel_start_up).
 
     python tests/warm_kernel.py serve SOCKET MODULE...
     python -S tests/warm_kernel.py launch SOCKET -- PLAIN KERNEL ARGV...
@@ -25,6 +27,7 @@ turns the whole thing off.
 from __future__ import annotations
 
 import atexit
+import itertools
 import json
 import os
 import select
@@ -230,6 +233,79 @@ class Zygote:
 
 
 _zygote: Zygote | None = None
+
+
+_ipc_numbers = itertools.count()
+
+
+def _ipc_folder() -> str:
+    """A private folder for this process's kernel sockets, removed at exit (short: a socket path has ~107 bytes)."""
+    global _ipc_dir
+    if _ipc_dir is None:
+        _ipc_dir = tempfile.mkdtemp(prefix="nbval-ipc-")
+        atexit.register(shutil.rmtree, _ipc_dir, True)
+    return _ipc_dir
+
+
+_ipc_dir: str | None = None
+
+
+def use_ipc_transport() -> None:
+    """nbval's kernels talk over Unix sockets, not TCP ports (for cold kernels too).
+
+    jupyter_client picks a TCP kernel's five ports by binding port 0 and closing the socket; the
+    kernel binds them a moment later. Two pytest workers that start kernels together can be handed
+    the same free port, and one kernel then dies before it replies to kernel_info ("Kernel died
+    before replying", a whole notebook's cells lost). IPC sockets are files named after each
+    kernel's own connection file, so no two kernels can share one.
+    """
+    from nbval import kernel as nbval_kernel
+
+    if getattr(nbval_kernel.KernelManager, "ipc_only", False):
+        return
+
+    class IpcKernelManager(nbval_kernel.KernelManager):
+        ipc_only = True
+
+        def __init__(self, **kwargs):
+            kwargs.setdefault("transport", "ipc")
+            # an absolute path: the default ("kernel-ipc" until a connection file is named) is relative,
+            # and the kernel runs in the notebook's folder, not pytest's
+            kwargs.setdefault("ip", os.path.join(_ipc_folder(), f"kernel-{os.getpid()}-{next(_ipc_numbers)}"))
+            super().__init__(**kwargs)
+
+    nbval_kernel.KernelManager = IpcKernelManager
+    retry_kernel_start_up()
+
+
+START_ATTEMPTS = 3
+
+
+def retry_kernel_start_up(attempts: int = START_ATTEMPTS) -> None:
+    """A kernel that dies or stays silent at start-up is started again, up to `attempts` times in all.
+
+    nbval reports such a kernel as an error in every cell of the notebook; nothing the notebook does
+    has run yet, so a fresh kernel loses nothing. A notebook whose kernel fails every time still fails,
+    with the last attempt's error.
+    """
+    from nbval import kernel as nbval_kernel
+
+    start = nbval_kernel.start_new_kernel
+    if getattr(start, "retries", False):
+        return
+
+    def start_new_kernel(*args, **kwargs):
+        for attempt in range(1, attempts + 1):
+            try:
+                return start(*args, **kwargs)
+            except RuntimeError as error:  # nbval's own start-up failure (it has shut that kernel down)
+                if attempt == attempts:
+                    raise
+                print(f"warm_kernel: kernel start-up failed ({error}); starting it again ({attempt + 1}/{attempts})",
+                      file=sys.stderr)
+
+    start_new_kernel.retries = True
+    nbval_kernel.start_new_kernel = start_new_kernel
 
 
 def install() -> None:
