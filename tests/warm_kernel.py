@@ -254,10 +254,10 @@ def use_ipc_transport() -> None:
     """nbval's kernels talk over Unix sockets, not TCP ports (for cold kernels too).
 
     jupyter_client picks a TCP kernel's five ports by binding port 0 and closing the socket; the
-    kernel binds them a moment later. Two pytest workers that start kernels together can be handed
-    the same free port, and one kernel then dies before it replies to kernel_info ("Kernel died
-    before replying", a whole notebook's cells lost). IPC sockets are files named after each
-    kernel's own connection file, so no two kernels can share one.
+    kernel binds them a moment later, so two pytest workers that start kernels together can be
+    handed the same free port (one candidate for the notebook once lost with "Kernel died before
+    replying to kernel_info"). IPC sockets are files in a folder of this process, named per kernel,
+    so no two kernels can share one; retry_kernel_start_up covers whatever other cause remains.
     """
     from nbval import kernel as nbval_kernel
 
