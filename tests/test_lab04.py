@@ -352,3 +352,131 @@ def test_one_wrong_output_entry_is_named_by_case_position_and_value():
         ("common.failed", {"name": "cached_attention"}),
         ("common.wrong_entry", {"case": "no cache, T=4", "index": "0, 0", "got": f"{seen[0] + 0.5:.4g}"}),
         ("lab04.see_lab", {"section": "3"})]
+
+
+def test_a_wrongly_allowed_mask_entry_shows_true():
+    def one_opened(T_new, T_past):
+        mask = kv_cache_mask(T_new, T_past).clone()  # (T_new, T_past + T_new)
+        if (T_new, T_past) == (3, 2):
+            mask[0, 3] = True  # query 0 (position 2) reading key 3, its future
+        return mask
+
+    result = grade({**solved(), "kv_cache_mask": one_opened}, exercise="kv_cache_mask")["kv_cache_mask"]
+    assert [(item.key, item.params) for item in result.feedback][1] == \
+        ("common.wrong_entry", {"case": "kv_cache_mask(3, 2)", "index": "0, 3", "got": "True"})
+
+
+# ---------------------------------------------------------------- the cases themselves
+# Written out by hand: the public cases are what `check` shows a student and what the release records,
+# and the hidden ones must span the taught range whatever the instructor's seed.
+def shapes_of(case):
+    q, k, v, k_all, v_all, T_past = lab04.attention_inputs(case)
+    return q.shape, k.shape, v.shape, k_all.shape, v_all.shape, T_past
+
+
+def test_the_public_mask_cases_are_the_four_the_lab_promises():
+    cases = lab04.LAB.exercise("kv_cache_mask").cases({})
+    assert [(c.name, c.public) for c in cases] == [
+        ("kv_cache_mask(1, 5)", True), ("kv_cache_mask(3, 2)", True), ("kv_cache_mask(4, 0)", True),
+        ("kv_cache_mask(2, 4)", True)]
+
+
+def test_the_hidden_mask_cases_are_every_size_of_the_taught_range():
+    cases = lab04.LAB.exercise("kv_cache_mask").cases({}, seed=7)
+    hidden = [tuple(c.call["args"]) for c in cases if not c.public]
+    assert sorted(hidden) == [(n, p) for n in range(1, 7) for p in range(0, 7)]  # 42 pairs, T_past = 0 and T_new = 1 in
+
+
+def test_the_public_attention_cases_and_their_shapes():
+    cases = lab04.LAB.exercise("cached_attention").cases({})
+    # (name, q, k, v, k_all, v_all, T_past); the chunks are one (2, 2, 7, ·) sequence cut 1 + 3 + 3
+    assert [(c.name, c.public) + shapes_of(c) for c in cases] == [
+        ("no cache, T=4", True, (4, 3), (4, 3), (4, 2), (4, 3), (4, 2), 0),
+        ("one new token, T_past=4", True, (2, 1, 3), (2, 1, 3), (2, 1, 2), (2, 5, 3), (2, 5, 2), 4),
+        ("chunk 1 of (1, 3, 3), T=7", True, (2, 2, 1, 4), (2, 2, 1, 4), (2, 2, 1, 3), (2, 2, 1, 4), (2, 2, 1, 3), 0),
+        ("chunk 2 of (1, 3, 3), T=7", True, (2, 2, 3, 4), (2, 2, 3, 4), (2, 2, 3, 3), (2, 2, 4, 4), (2, 2, 4, 3), 1),
+        ("chunk 3 of (1, 3, 3), T=7", True, (2, 2, 3, 4), (2, 2, 3, 4), (2, 2, 3, 3), (2, 2, 7, 4), (2, 2, 7, 3), 4),
+    ]
+    # a decode loop's first step passes its empty cache as None; the plain call passes nothing
+    assert "kwargs" not in cases[0].call
+    assert cases[2].call["kwargs"] == {"past_k": None, "past_v": None}
+
+
+def test_the_fixed_hidden_attention_cases_sit_at_the_edges():
+    cases = [c for c in lab04.LAB.exercise("cached_attention").cases({}, seed=3) if not c.public]
+    assert all(not c.public for c in cases)
+    fixed = [(c.name,) + shapes_of(c) for c in cases[:9]]
+    assert fixed == [
+        ("chunk 1 of (1), T=1", (1, 1), (1, 1), (1, 1), (1, 1), (1, 1), 0),  # one token, d_k = d_v = 1
+        *[(f"chunk {n} of (1, 1, 1, 1, 1), T=5", (3, 1, 2), (3, 1, 2), (3, 1, 1), (3, n, 2), (3, n, 1), n - 1)
+          for n in range(1, 6)],  # one token at a time
+        ("chunk 1 of (6), T=6", (2, 2, 6, 3), (2, 2, 6, 3), (2, 2, 6, 2), (2, 2, 6, 3), (2, 2, 6, 2), 0),  # all at once
+        ("chunk 1 of (2, 5), T=7", (2, 1), (2, 1), (2, 3), (2, 1), (2, 3), 0),
+        ("chunk 2 of (2, 5), T=7", (5, 1), (5, 1), (5, 3), (7, 1), (7, 3), 2),
+    ]
+
+
+def test_the_drawn_hidden_attention_case_spans_its_ranges_over_seeds():
+    """The chunking drawn by the seed: T in 4..9 cut into 3 non-empty chunks, 0 to 2 leading dims of
+    1..3, d_k in 2..5, d_v in 1..4; every end of every range is reached by some seed."""
+    seen = {"T": set(), "first": set(), "last_of_T": set(), "lead_len": set(), "lead": set(),
+            "d_k": set(), "d_v": set()}
+    for seed in range(120):
+        drawn = [c for c in lab04.LAB.exercise("cached_attention").cases({}, seed=seed) if not c.public][9:]
+        shapes = [shapes_of(c) for c in drawn]
+        q0, _, v0, _, _, _ = shapes[0]
+        sizes = [q[-2] for q, *_ in shapes]
+        T = sum(sizes)
+        assert all(size >= 1 for size in sizes) and len(sizes) == 3, (seed, sizes)
+        assert [c.name for c in drawn] == [f"chunk {n} of ({', '.join(map(str, sizes))}), T={T}"
+                                           for n in range(1, len(sizes) + 1)]
+        assert [past for *_, past in shapes] == [sum(sizes[:n]) for n in range(len(sizes))]
+        lead = q0[:-2]
+        seen["T"].add(T)
+        seen["first"].add(sizes[0])
+        seen["last_of_T"].add(sizes[0] == T - 2)
+        seen["lead_len"].add(len(lead))
+        seen["lead"].update(lead)
+        seen["d_k"].add(q0[-1])
+        seen["d_v"].add(v0[-1])
+    assert seen["T"] == set(range(4, 10))
+    assert min(seen["first"]) == 1 and seen["last_of_T"] == {True, False}  # the first chunk runs 1 .. T - 2
+    assert seen["lead_len"] == {0, 1, 2} and seen["lead"] == {1, 2, 3}
+    assert seen["d_k"] == {2, 3, 4, 5} and seen["d_v"] == {1, 2, 3, 4}
+
+
+def test_a_wrong_tuple_shape_names_the_case_and_every_expected_shape():
+    def short_cache(q, k, v, past_k=None, past_v=None):
+        out, k_all, v_all = cached_attention(q, k, v, past_k, past_v)
+        return out, k_all, v_all[..., :1]  # (..., S, 1): the values cut to one feature
+
+    result = grade({**solved(), "cached_attention": short_cache}, exercise="cached_attention")["cached_attention"]
+    assert (result.status, result.points, result.diagnosis) == ("failed", 0.0, "wrong_shape")
+    assert [(item.key, item.params) for item in result.feedback][:2] == [
+        ("common.failed", {"name": "cached_attention"}),
+        ("common.wrong_shape", {"case": "no cache, T=4",
+                                "expected": "tuple(float32 (4, 2), float32 (4, 3), float32 (4, 2))",
+                                "got": "tuple(float32 (4, 2), float32 (4, 3), float32 (4, 1))"})]
+
+
+def test_a_nan_entry_is_pointed_at_even_where_the_reference_is_zero():
+    """With V = 0 the reference is 0 everywhere: a NaN must still be found at its own position."""
+    from autograder.exercise import Array
+
+    exercise = lab04.LAB.exercise("cached_attention")
+    zeros_v = lab04.attention_case("no cache, V = 0", lab04.f32(np.ones((3, 2))), lab04.f32(np.ones((3, 2))),
+                                   lab04.f32(np.zeros((3, 2))))
+    q, k, v, k_all, v_all, _ = lab04.attention_inputs(zeros_v)
+    out = np.zeros((3, 2), dtype=np.float32)  # (T, d_v)
+    out[1, 1] = np.nan
+    arrays = tuple(Array(a.astype(np.float64), "float32") for a in (out, k_all, v_all))
+    result = exercise.judge_outputs({}, [zeros_v], [arrays])
+    assert result.diagnosis == "wrong_values"
+    assert ("common.wrong_entry", {"case": "no cache, V = 0", "index": "1, 1", "got": "nan"}) in \
+        [(item.key, item.params) for item in result.feedback]
+
+
+def test_an_unknown_mask_kind_is_named_in_the_error():
+    with pytest.raises(ValueError) as caught:
+        lab04.cache_mask(2, 1, "sideways")
+    assert caught.value.args == ("sideways",)
