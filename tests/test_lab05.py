@@ -5,6 +5,8 @@ from the right ones on the public cases.
 import json
 import math
 
+import numpy as np
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -286,3 +288,260 @@ def test_wrong_type_dtype_or_shape_says_what_was_expected(name, function, englis
     assert result.status == "failed" and result.points == 0 and result.diagnosis == "wrong_shape"
     assert english in result.render("en"), result.render("en")
     assert spanish in result.render("es"), result.render("es")
+
+
+# ---------------------------------------------------------------- each slip's message: key, parameters, section
+# The message key of each diagnosis (lab05's own, or the common one lab05 does not reword), the section it
+# points to (chapter 11's skeleton, and the chapters the classic slips come from) and the parameters of its message on the first public case the slip fails: sink_window_mask(8, 4, 2) and,
+# for the batch shape, the batched case (2 sequences of 5 tokens).
+FEEDBACK = {
+    ("document_causal_mask", "documents_leak"): ("lab05.documents_leak", "11 §2", {}),
+    ("document_causal_mask", "not_causal_in_document"): ("lab05.not_causal_in_document", "11 §2", {}),
+    ("document_causal_mask", "convention_inverted"): ("lab05.convention_inverted", "08 §5", {}),
+    ("document_causal_mask", "diagonal_masked"): ("lab05.diagonal_masked", "02 §2", {}),
+    ("document_causal_mask", "wrong_triangle"): ("lab05.wrong_triangle", "02 §0", {}),
+    ("document_causal_mask", "off_by_one"): ("diagnosis.off_by_one", "08 §4", {}),
+    ("document_causal_mask", "batch_shape"): ("lab05.batch_shape", "06 §1", {"got": "(2, 5, 5)", "expected": "(2, 1, 5, 5)"}),
+    ("packed_position_ids", "positions_not_reset"): ("lab05.positions_not_reset", "11 §2", {}),
+    ("packed_position_ids", "positions_off_by_one"): ("lab05.positions_off_by_one", "11 §2", {}),
+    ("position_ids_from_mask", "padding_counted"): ("lab05.padding_counted", "11 §0", {}),
+    ("position_ids_from_mask", "positions_off_by_one"): ("lab05.positions_off_by_one", "11 §1", {}),
+    ("position_ids_from_mask", "padding_fill_one"): ("lab05.padding_fill_one", "11 §1", {}),
+    ("position_ids_from_mask", "padding_not_filled"): ("lab05.padding_not_filled", "11 §1", {}),
+    ("sink_window_mask", "sinks_not_causal"): ("lab05.sinks_not_causal", "11 §3", {"n_sink": 2}),
+    ("sink_window_mask", "window_too_wide"): ("lab05.window_too_wide", "09 §0", {"W": 4, "W1": 5}),
+    ("sink_window_mask", "window_too_narrow"): ("lab05.window_too_narrow", "09 §0", {"W": 4}),
+    ("sink_window_mask", "sinks_double_counted"): ("lab05.sinks_double_counted", "11 §3", {"W": 4, "n_sink": 2}),
+    ("sink_window_mask", "sinks_missing"): ("lab05.sinks_missing", "11 §3", {"n_sink": 2}),
+    ("sink_window_mask", "window_missing"): ("lab05.window_missing", "11 §3", {}),
+    ("sink_window_mask", "convention_inverted"): ("lab05.convention_inverted", "08 §5", {}),
+    ("packed_attention", "documents_leak"): ("lab05.documents_leak", "11 §2", {}),
+    ("packed_attention", "not_causal_in_document"): ("lab05.not_causal_in_document", "11 §2", {}),
+    ("packed_attention", "no_mask"): ("lab05.no_mask", "02 §0", {}),
+    ("packed_attention", "forgot_scale"): ("lab05.forgot_scale", "03 §2", {}),
+}
+
+
+def _feedback(result):
+    return [(item.key, item.params) for item in result.feedback]
+
+
+@pytest.mark.parametrize("exercise,diagnosis,function", [s[:3] for s in SLIPS], ids=[f"{s[0]}-{s[1]}" for s in SLIPS])
+def test_each_slip_has_its_own_message_parameters_and_section(exercise, diagnosis, function):
+    key, section, params = FEEDBACK[exercise, diagnosis]
+    result = grade(with_(exercise, function), exercise=exercise)[exercise]
+    assert _feedback(result) == [("common.failed", {"name": exercise}), (key, params),
+                                 ("common.see_section", {"section": section})]
+
+
+# Slips that the table above does not reach: another way to make the same mistake.
+OTHER_FORMS = [
+    # a batch of documents answered with one plain causal (T, T) mask: the documents leak
+    ("document_causal_mask", "documents_leak", lambda d: _causal(d.shape[-1])),
+    # positions counted from the first token, minus the padding: -n_pad ... -1 on the padding, not 0
+    ("position_ids_from_mask", "padding_not_filled",
+     lambda m: torch.arange(m.shape[1]) - (m == 0).sum(-1, keepdim=True)),
+    # the window missing altogether (W = 0): only the sinks remain
+    ("sink_window_mask", "window_missing", lambda T, W, n: _sinks(T, 0, n)),
+    ("packed_position_ids", "positions_off_by_one", lambda d: packed_position_ids(d) - 1),
+]
+
+
+@pytest.mark.parametrize("exercise,diagnosis,function", OTHER_FORMS, ids=[f"{o[0]}-{o[1]}" for o in OTHER_FORMS])
+def test_another_form_of_a_slip_gets_the_same_name(exercise, diagnosis, function):
+    result = grade(with_(exercise, function), exercise=exercise)[exercise]
+    assert (result.status, result.points, result.diagnosis) == ("failed", 0.0, diagnosis), result.render("en")
+
+
+# ---------------------------------------------------------------- tolerances
+def _nudged(function, by, entry=0):
+    """The function's output with one entry (of the first case only) moved by `by`."""
+    calls = []
+
+    def nudged(*args):
+        out = function(*args).clone()
+        if not calls:
+            out.reshape(-1)[entry] += by
+        calls.append(1)
+        return out
+
+    return nudged
+
+
+def _forgot_scale(q, k, v, d):
+    return _attention(q, k, v, _same(d) & _causal(d.shape[0]), scale=False)
+
+
+@pytest.mark.parametrize("by,passes", [(0.8e-5, True), (-0.8e-5, True), (1.2e-5, False), (-1.2e-5, False)])
+def test_packed_attention_is_right_within_1e_5(by, passes):
+    # the float32 reference differs from the numpy float64 one by ~1e-7, far below the 2e-6 margins
+    result = grade(with_("packed_attention", _nudged(packed_attention, by)), exercise="packed_attention")
+    result = result["packed_attention"]
+    if passes:
+        assert result.status == "passed" and result.points == 3
+    else:
+        assert (result.status, result.points, result.diagnosis) == ("failed", 0.0, "wrong_values")
+        assert _feedback(result)[1][0] == "common.wrong_entry"
+        assert _feedback(result)[1][1]["index"] == "0, 0"
+
+
+@pytest.mark.parametrize("by,diagnosis", [(0.8e-4, "forgot_scale"), (-0.8e-4, "forgot_scale"),
+                                          (1.2e-4, "wrong_values"), (-1.2e-4, "wrong_values")])
+def test_a_slip_of_packed_attention_is_recognised_within_1e_4(by, diagnosis):
+    result = grade(with_("packed_attention", _nudged(_forgot_scale, by)), exercise="packed_attention")
+    assert result["packed_attention"].diagnosis == diagnosis
+
+
+def test_one_wrong_position_id_is_named_by_case_position_and_value():
+    result = grade(with_("packed_position_ids", _nudged(packed_position_ids, 7, entry=2)),
+                   exercise="packed_position_ids")["packed_position_ids"]
+    # the first public case, [0, 0, 0, 1, 1, 2]: position 2 is 2, and 2 + 7 = 9
+    assert _feedback(result) == [
+        ("common.failed", {"name": "packed_position_ids"}),
+        ("common.wrong_entry", {"case": "packed_position_ids(torch.tensor([0, 0, 0, 1, 1, 2]))", "index": "2",
+                                "got": "9"}),
+        ("common.see_section", {"section": "11 §2"})]
+
+
+@pytest.mark.parametrize("name,function,expected", [
+    # right values, wrong dtype: positions are integers
+    ("packed_position_ids", lambda d: packed_position_ids(d).float(), "int64 (6)"),
+    ("position_ids_from_mask", lambda m: position_ids_from_mask(m).numpy(), "torch.Tensor int64 (3, 5)"),
+    ("sink_window_mask", lambda T, W, n: sink_window_mask(T, W, n).numpy(), "torch.Tensor bool (8, 8)"),
+])
+def test_right_values_of_the_wrong_kind_are_a_wrong_type(name, function, expected):
+    result = grade(with_(name, function), exercise=name)[name]
+    assert (result.status, result.points, result.diagnosis) == ("failed", 0.0, "wrong_shape")
+    assert _feedback(result)[1][0] == "common.wrong_shape"
+    assert _feedback(result)[1][1]["expected"] == expected
+
+
+# ---------------------------------------------------------------- the cases: public ones by hand, hidden ones by their domain
+def _ids_arg(ids):
+    return {"__tensor__": ids, "dtype": "int64"}
+
+
+def _is_segmentation(ids):
+    """Document ids 0, 1, 2, ... in order: each token is in the document of the one before, or the next one."""
+    return ids[0] == 0 and all(b - a in (0, 1) for a, b in zip(ids, ids[1:]))
+
+
+def test_hidden_doc_ids_have_fixed_edge_cases_then_random_segmentations():
+    lengths, counts, rows, widths = set(), set(), set(), set()
+    for seed in range(40):
+        plain, batched = lab05.hidden_doc_ids(seed, "x", batched=False), lab05.hidden_doc_ids(seed, "x", batched=True)
+        # one token; one document; one token per document; three documents; ids that are not 0, 1, 2
+        assert plain[:5] == [[0], [0] * 5, [0, 1, 2, 3, 4, 5], [0, 1, 1, 1, 1, 2], [3, 3, 7, 7, 7, 9, 9]]
+        assert len(plain) == 9 and batched[:9] == plain  # the same draws, then the batches
+        for ids in plain[5:]:
+            assert _is_segmentation(ids), ids
+            lengths.add(len(ids))
+            counts.add((len(ids), ids[-1] + 1))
+        assert len(batched) == 11 and batched[10] == [[0]]
+        rows.add(len(batched[9]))
+        widths |= {len(ids) for ids in batched[9]}
+        assert len({len(ids) for ids in batched[9]}) == 1 and all(_is_segmentation(ids) for ids in batched[9])
+    assert lengths == set(range(2, 13)) and rows == {1, 2, 3} and widths == set(range(3, 9))
+    assert {n for T, n in counts if n == 1} and {T for T, n in counts if n == T}  # one document, and T of them
+
+
+def test_hidden_doc_ids_differ_from_exercise_to_exercise():
+    assert lab05.hidden_doc_ids(0, "document_causal_mask", True) != lab05.hidden_doc_ids(0, "packed_position_ids", True)
+
+
+def test_document_causal_mask_cases():
+    cases = lab05.DocumentCausalMask().cases({}, seed=5)
+    public = [[0, 0, 0, 1, 1, 2], [0, 0, 0, 0], [[0, 0, 1, 1, 1], [0, 1, 1, 2, 2]]]
+    assert [c.public for c in cases] == [True] * 3 + [False] * 11
+    assert [c.name for c in cases[:3]] == ["document_causal_mask(torch.tensor([0, 0, 0, 1, 1, 2]))",
+                                           "document_causal_mask(torch.tensor([0, 0, 0, 0]))",
+                                           "document_causal_mask(torch.tensor([[0, 0, 1, 1, 1], [0, 1, 1, 2, 2]]))"]
+    hidden = lab05.hidden_doc_ids(5, "document_causal_mask", batched=True)
+    for case, ids in zip(cases, public + hidden):
+        assert case.data == {"doc_ids": ids}
+        assert case.call == {"kind": "call", "target": "document_causal_mask", "args": [_ids_arg(ids)]}
+    assert [c.public for c in lab05.DocumentCausalMask().cases({})] == [True] * 3
+
+
+def test_packed_position_ids_cases():
+    cases = lab05.PackedPositionIds().cases({}, seed=5)
+    public = [[0, 0, 0, 1, 1, 2], [0, 0, 0, 0], [0, 1, 1, 1, 2, 2, 2, 2]]
+    assert [c.public for c in cases] == [True] * 3 + [False] * 9
+    assert cases[2].name == "packed_position_ids(torch.tensor([0, 1, 1, 1, 2, 2, 2, 2]))"
+    for case, ids in zip(cases, public + lab05.hidden_doc_ids(5, "packed_position_ids", batched=False)):
+        assert case.data == {"doc_ids": ids}
+        assert case.call == {"kind": "call", "target": "packed_position_ids", "args": [_ids_arg(ids)]}
+    assert len(lab05.PackedPositionIds().cases({})) == 3
+
+
+def test_position_ids_from_mask_cases():
+    public = [[[0, 0, 1, 1, 1], [1, 1, 1, 1, 1], [0, 0, 0, 0, 1]], [[1, 1, 1, 1], [0, 0, 1, 1]], [[1]]]
+    assert [c.data["mask"] for c in lab05.PositionIdsFromMask().cases({})] == public
+    sizes, middle_full = set(), False
+    for seed in range(30):
+        cases = lab05.PositionIdsFromMask().cases({}, seed=seed)
+        assert [c.public for c in cases] == [True] * 3 + [False] * 9
+        masks = [c.data["mask"] for c in cases]
+        assert masks[:3] == public and masks[-1] == [[0, 0, 0, 1]] * 3
+        for T, mask in zip(range(1, 9), masks[3:11]):
+            sizes.add(len(mask))
+            assert all(len(row) == T and row == sorted(row) and row[-1] == 1 and set(row) <= {0, 1} for row in mask)
+            assert mask[0] == [1] * T  # one full row
+            if len(mask) > 1:
+                assert mask[-1] == [0] * (T - 1) + [1]  # and one row all padding but its last token
+            middle_full |= any(row == [1] * T for row in mask[1:-1]) and T > 1
+        for case in cases:
+            assert case.name == f"position_ids_from_mask(torch.tensor({case.data['mask']}))"
+            assert case.call == {"kind": "call", "target": "position_ids_from_mask", "args": [_ids_arg(case.data["mask"])]}
+    assert sizes == {1, 2, 3, 4} and middle_full
+
+
+def test_sink_window_mask_cases():
+    cases = lab05.SinkWindowMask().cases({}, seed=0)
+    public = [(8, 4, 2), (6, 2, 1), (5, 5, 0), (4, 2, 3)]
+    every_T_and_W = [(T, W) for T in range(1, 11) for W in range(1, T + 2)]  # 2 + 3 + ... + 11 = 65 cases
+    assert [c.public for c in cases] == [True] * 4 + [False] * 65
+    assert [(c.data["T"], c.data["W"]) for c in cases[4:]] == every_T_and_W
+    assert {c.data["n_sink"] for c in cases[4:]} == {0, 1, 2, 3}
+    assert [(c.data["T"], c.data["W"], c.data["n_sink"]) for c in cases[:4]] == public
+    assert cases[0].name == "sink_window_mask(8, 4, 2)"
+    for case in cases:
+        T, W, n = case.data["T"], case.data["W"], case.data["n_sink"]
+        assert case.call == {"kind": "call", "target": "sink_window_mask", "args": [T, W, n]}
+    assert len(lab05.SinkWindowMask().cases({})) == 4
+
+
+def test_packed_attention_public_cases():
+    cases = lab05.PackedAttention().cases({})
+    assert [c.name for c in cases] == ["q, k (6, 4), v (6, 3), doc_ids [0, 0, 0, 1, 1, 2]",
+                                       "q, k (2, 5, 3), v (2, 5, 2), doc_ids [0, 0, 1, 1, 1]",
+                                       "q, k (4, 2), v (4, 2), doc_ids [0, 0, 0, 0]"]
+    for case in cases:
+        assert case.public and case.data["dtype"] == "float32"
+        assert [arg["dtype"] for arg in case.call["args"]] == ["float32"] * 3 + ["int64"]
+        assert case.call["args"][3] == _ids_arg(case.data["doc_ids"])
+        Q, K, V = (np.asarray(case.data[name]) for name in ("Q", "K", "V"))
+        assert np.allclose(Q * 1e4, np.round(Q * 1e4)) and not np.allclose(Q, K)  # 4 decimals, drawn apart
+        for name, values in zip(("Q", "K", "V"), case.call["args"]):
+            assert values["__tensor__"] == case.data[name]
+
+
+def test_packed_attention_hidden_cases():
+    leads, dks, dvs = set(), set(), set()
+    for seed in range(12):
+        cases = lab05.PackedAttention().cases({}, seed=seed)
+        hidden = cases[3:]
+        assert [c.public for c in cases] == [True] * 3 + [False] * 10
+        assert [c.data["doc_ids"] for c in hidden[:9]] == lab05.hidden_doc_ids(seed, "packed_attention", False)
+        for case in hidden:
+            Q, V = np.asarray(case.data["Q"]), np.asarray(case.data["V"])
+            assert Q.shape[-2] == len(case.data["doc_ids"])
+            leads.add(Q.shape[:-2])
+            dks.add(Q.shape[-1])
+            dvs.add(V.shape[-1])
+        assert [c.data["dtype"] for c in hidden] == ["float32"] * 9 + ["float64"]
+        assert hidden[-1].name == "q, k (2, 7, 4), v (2, 7, 3), doc_ids [0, 0, 0, 1, 1, 1, 1], float64"
+        assert [arg["dtype"] for arg in hidden[-1].call["args"]] == ["float64"] * 3 + ["int64"]
+        assert all(c.name.endswith(f"doc_ids {c.data['doc_ids']}") for c in hidden[:9])
+    assert leads == {(), (1,), (2,), (1, 1), (1, 2), (2, 1), (2, 2)}
+    assert dks == {1, 2, 3, 4, 5} and dvs == {1, 2, 3, 4}
