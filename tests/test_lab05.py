@@ -4,7 +4,6 @@ from the right ones on the public cases.
 """
 import json
 import math
-
 import numpy as np
 
 import pytest
