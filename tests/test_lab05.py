@@ -4,18 +4,28 @@ from the right ones on the public cases.
 """
 import json
 import math
-import numpy as np
 
+import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
 
 from autograder import Lab
+from autograder.exercise import decode
 from autograder.grading import grade_lab
 from autograder.labs import lab05
 from autograder.runtime import run_call
 
 pytestmark = pytest.mark.lab05
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    """Tensors of a few dozen numbers: a second thread only waits for CPU on a busy machine."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
 
 
 # ---------------------------------------------------------------- a correct student
@@ -544,3 +554,111 @@ def test_packed_attention_hidden_cases():
         assert all(c.name.endswith(f"doc_ids {c.data['doc_ids']}") for c in hidden[:9])
     assert leads == {(), (1,), (2,), (1, 1), (1, 2), (2, 1), (2, 2)}
     assert dks == {1, 2, 3, 4, 5} and dvs == {1, 2, 3, 4}
+
+
+# ---------------------------------------------------------------- every slip on every case, judged directly
+def _output(function, case):
+    """What the grader reads back from the student's function on one case."""
+    return decode(run_call({case.call["target"]: function}, case.call)["ok"])
+
+
+def _alike(a, b):
+    """Two answers a slip's tolerance (1e-4) cannot tell apart."""
+    return a.dtype == b.dtype and a.shape == b.shape and np.allclose(a.values.astype(float), b.values.astype(float),
+                                                                     atol=1e-4)
+
+
+@pytest.mark.parametrize("exercise_id", [exercise.id for exercise in lab05.EXERCISES])
+def test_each_slip_is_named_on_every_case_where_it_is_wrong(exercise_id):
+    """Batched, float64 and one-token cases too, not only the first public case that the grade stops at.
+
+    Where two slips give the same answer on a case, either name is right.
+    """
+    exercise = lab05.LAB.exercise(exercise_id)
+    forms = [(diagnosis, function) for name, diagnosis, function, *_ in SLIPS + OTHER_FORMS if name == exercise_id]
+    for case in exercise.cases({}, seed=0):
+        right = _output(RIGHT[exercise_id], case)
+        answers = [(diagnosis, _output(function, case)) for diagnosis, function in forms]
+        for diagnosis, got in answers:
+            if _alike(got, right):
+                continue
+            result = exercise.judge_case(case, got)
+            names = {other for other, answer in answers if _alike(answer, got)}
+            assert result is not None and result.diagnosis in names, (case.name, diagnosis, result and result.diagnosis)
+
+
+def test_a_one_dimensional_mask_is_a_wrong_shape():
+    """`doc_ids == doc_ids[0]` is column 0 of the right mask, but a vector: no slip, a wrong shape."""
+    result = grade(with_("document_causal_mask", lambda d: d == d[..., :1]),
+                   exercise="document_causal_mask")["document_causal_mask"]
+    assert (result.status, result.diagnosis) == ("failed", "wrong_shape")
+    assert _feedback(result)[1] == ("common.wrong_shape", {"case": "document_causal_mask(torch.tensor([0, 0, 0, 1, 1, 2]))",
+                                                           "expected": "bool (6, 6)", "got": "bool (6,)"})
+
+
+@pytest.mark.parametrize("function", [
+    lambda m: m.long().cumsum(-1) + 1,  # 2 too high, and 1 … n_pad on the padding
+    lambda m: (m.long().cumsum(-1) + 1).masked_fill(m == 0, 0),  # 2 too high on the real tokens
+], ids=["everywhere", "real-tokens"])
+def test_positions_two_too_high_are_not_off_by_one(function):
+    result = grade(with_("position_ids_from_mask", function), exercise="position_ids_from_mask")
+    assert result["position_ids_from_mask"].diagnosis == "wrong_values"
+
+
+def _per_document(Q, K, V, doc_ids):
+    """lab02's causal attention on each document alone, in float64 torch (not lab05's numpy)."""
+    Q, K, V = (torch.tensor(np.asarray(x), dtype=torch.float64) for x in (Q, K, V))
+    out = torch.zeros(*Q.shape[:-1], V.shape[-1], dtype=torch.float64)
+    ids = torch.tensor(doc_ids)
+    for doc in ids.unique():
+        at = (ids == doc).nonzero().squeeze(-1)
+        out[..., at, :] = causal_attention(Q[..., at, :], K[..., at, :], V[..., at, :])
+    return out
+
+
+@pytest.mark.parametrize("which", ["public float32", "hidden float64"])
+@pytest.mark.parametrize("inside", [True, False])
+def test_packed_attention_is_judged_in_the_precision_its_inputs_were_sent_in(which, inside):
+    """A float32 case against the float32 numbers the student received, the float64 case against float64.
+
+    The other precision moves the reference by ~1e-7: an answer 1e-8 inside the tolerance, on the side
+    away from that other reference, passes only against the right one.
+    """
+    exercise = lab05.PackedAttention()
+    case = exercise.cases({}, seed=0)[0 if which == "public float32" else -1]
+    assert case.data["dtype"] == which.split()[1]
+    exact = [np.asarray(case.data[name]) for name in ("Q", "K", "V")]
+    rounded = [x.astype(np.float32).astype(np.float64) for x in exact]
+    sent, other = (rounded, exact) if case.data["dtype"] == "float32" else (exact, rounded)
+    right, wrong = _per_document(*sent, case.data["doc_ids"]), _per_document(*other, case.data["doc_ids"])
+    gap = right - wrong
+    index = np.unravel_index(int(gap.abs().argmax()), gap.shape)
+    assert abs(float(gap[index])) > 2e-8  # the two references do differ
+    answer = right.clone()
+    answer[index] += math.copysign(lab05.ATOL + (-1e-8 if inside else 1e-8), float(gap[index]))
+    result = exercise.judge_case(case, _output(lambda *args: answer, case))
+    if inside:
+        assert result is None
+    else:
+        assert result.diagnosis == "wrong_values"
+
+
+def test_the_public_inputs_of_packed_attention_are_the_documented_draw():
+    """q, k = 1.5 N(0, 1) and v = N(0, 1) from default_rng(2000 + n), to 4 decimals (the comment at PUBLIC)."""
+    for n, case in enumerate(lab05.PackedAttention().cases({})):
+        rng = np.random.default_rng(2000 + n)
+        for name in ("Q", "K", "V"):
+            values = np.asarray(case.data[name])
+            draw = rng.normal(size=values.shape) * (1.5 if name != "V" else 1.0)
+            assert np.array_equal(values, np.round(draw, 4)), (n, name)
+            assert np.abs(values - draw).max() <= 5e-5 and not np.array_equal(values, np.round(values))
+
+
+def test_every_hidden_input_of_packed_attention_is_its_own_draw():
+    """No two hidden cases, over many instructor seeds, share their numbers: each draws its own data seed."""
+    seen = set()
+    for seed in range(60):
+        for case in lab05.PackedAttention().cases({}, seed=seed)[3:]:
+            numbers = json.dumps([case.data["Q"], case.data["K"], case.data["V"]])
+            assert numbers not in seen, (seed, case.name)
+            seen.add(numbers)
