@@ -452,6 +452,7 @@ def test_hidden_doc_ids_have_fixed_edge_cases_then_random_segmentations():
         assert len({len(ids) for ids in batched[9]}) == 1 and all(_is_segmentation(ids) for ids in batched[9])
     assert lengths == set(range(2, 13)) and rows == {1, 2, 3} and widths == set(range(3, 9))
     assert {n for T, n in counts if n == 1} and {T for T, n in counts if n == T}  # one document, and T of them
+    assert (2, 2) in counts  # two tokens are cut too
 
 
 def test_hidden_doc_ids_differ_from_exercise_to_exercise():
