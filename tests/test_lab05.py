@@ -5,16 +5,27 @@ from the right ones on the public cases.
 import json
 import math
 
+import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
 
 from autograder import Lab
+from autograder.exercise import decode
 from autograder.grading import grade_lab
 from autograder.labs import lab05
 from autograder.runtime import run_call
 
 pytestmark = pytest.mark.lab05
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    """Tensors of a few dozen numbers: a second thread only waits for CPU on a busy machine."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
 
 
 # ---------------------------------------------------------------- a correct student
@@ -286,3 +297,369 @@ def test_wrong_type_dtype_or_shape_says_what_was_expected(name, function, englis
     assert result.status == "failed" and result.points == 0 and result.diagnosis == "wrong_shape"
     assert english in result.render("en"), result.render("en")
     assert spanish in result.render("es"), result.render("es")
+
+
+# ---------------------------------------------------------------- each slip's message: key, parameters, section
+# The message key of each diagnosis (lab05's own, or the common one lab05 does not reword), the section it
+# points to (chapter 11's skeleton, and the chapters the classic slips come from) and the parameters of its message on the first public case the slip fails: sink_window_mask(8, 4, 2) and,
+# for the batch shape, the batched case (2 sequences of 5 tokens).
+FEEDBACK = {
+    ("document_causal_mask", "documents_leak"): ("lab05.documents_leak", "11 §2", {}),
+    ("document_causal_mask", "not_causal_in_document"): ("lab05.not_causal_in_document", "11 §2", {}),
+    ("document_causal_mask", "convention_inverted"): ("lab05.convention_inverted", "08 §5", {}),
+    ("document_causal_mask", "diagonal_masked"): ("lab05.diagonal_masked", "02 §2", {}),
+    ("document_causal_mask", "wrong_triangle"): ("lab05.wrong_triangle", "02 §0", {}),
+    ("document_causal_mask", "off_by_one"): ("diagnosis.off_by_one", "08 §4", {}),
+    ("document_causal_mask", "batch_shape"): ("lab05.batch_shape", "06 §1", {"got": "(2, 5, 5)", "expected": "(2, 1, 5, 5)"}),
+    ("packed_position_ids", "positions_not_reset"): ("lab05.positions_not_reset", "11 §2", {}),
+    ("packed_position_ids", "positions_off_by_one"): ("lab05.positions_off_by_one", "11 §2", {}),
+    ("position_ids_from_mask", "padding_counted"): ("lab05.padding_counted", "11 §0", {}),
+    ("position_ids_from_mask", "positions_off_by_one"): ("lab05.positions_off_by_one", "11 §1", {}),
+    ("position_ids_from_mask", "padding_fill_one"): ("lab05.padding_fill_one", "11 §1", {}),
+    ("position_ids_from_mask", "padding_not_filled"): ("lab05.padding_not_filled", "11 §1", {}),
+    ("sink_window_mask", "sinks_not_causal"): ("lab05.sinks_not_causal", "11 §3", {"n_sink": 2}),
+    ("sink_window_mask", "window_too_wide"): ("lab05.window_too_wide", "09 §0", {"W": 4, "W1": 5}),
+    ("sink_window_mask", "window_too_narrow"): ("lab05.window_too_narrow", "09 §0", {"W": 4}),
+    ("sink_window_mask", "sinks_double_counted"): ("lab05.sinks_double_counted", "11 §3", {"W": 4, "n_sink": 2}),
+    ("sink_window_mask", "sinks_missing"): ("lab05.sinks_missing", "11 §3", {"n_sink": 2}),
+    ("sink_window_mask", "window_missing"): ("lab05.window_missing", "11 §3", {}),
+    ("sink_window_mask", "convention_inverted"): ("lab05.convention_inverted", "08 §5", {}),
+    ("packed_attention", "documents_leak"): ("lab05.documents_leak", "11 §2", {}),
+    ("packed_attention", "not_causal_in_document"): ("lab05.not_causal_in_document", "11 §2", {}),
+    ("packed_attention", "no_mask"): ("lab05.no_mask", "02 §0", {}),
+    ("packed_attention", "forgot_scale"): ("lab05.forgot_scale", "03 §2", {}),
+}
+
+
+def _feedback(result):
+    return [(item.key, item.params) for item in result.feedback]
+
+
+@pytest.mark.parametrize("exercise,diagnosis,function", [s[:3] for s in SLIPS], ids=[f"{s[0]}-{s[1]}" for s in SLIPS])
+def test_each_slip_has_its_own_message_parameters_and_section(exercise, diagnosis, function):
+    key, section, params = FEEDBACK[exercise, diagnosis]
+    result = grade(with_(exercise, function), exercise=exercise)[exercise]
+    assert _feedback(result) == [("common.failed", {"name": exercise}), (key, params),
+                                 ("common.see_section", {"section": section})]
+
+
+# Slips that the table above does not reach: another way to make the same mistake.
+OTHER_FORMS = [
+    # a batch of documents answered with one plain causal (T, T) mask: the documents leak
+    ("document_causal_mask", "documents_leak", lambda d: _causal(d.shape[-1])),
+    # positions counted from the first token, minus the padding: -n_pad ... -1 on the padding, not 0
+    ("position_ids_from_mask", "padding_not_filled",
+     lambda m: torch.arange(m.shape[1]) - (m == 0).sum(-1, keepdim=True)),
+    # the window missing altogether (W = 0): only the sinks remain
+    ("sink_window_mask", "window_missing", lambda T, W, n: _sinks(T, 0, n)),
+    ("packed_position_ids", "positions_off_by_one", lambda d: packed_position_ids(d) - 1),
+]
+
+
+@pytest.mark.parametrize("exercise,diagnosis,function", OTHER_FORMS, ids=[f"{o[0]}-{o[1]}" for o in OTHER_FORMS])
+def test_another_form_of_a_slip_gets_the_same_name(exercise, diagnosis, function):
+    result = grade(with_(exercise, function), exercise=exercise)[exercise]
+    assert (result.status, result.points, result.diagnosis) == ("failed", 0.0, diagnosis), result.render("en")
+
+
+# ---------------------------------------------------------------- tolerances
+def _nudged(function, by, entry=0):
+    """The function's output with one entry (of the first case only) moved by `by`."""
+    calls = []
+
+    def nudged(*args):
+        out = function(*args).clone()
+        if not calls:
+            out.reshape(-1)[entry] += by
+        calls.append(1)
+        return out
+
+    return nudged
+
+
+def _forgot_scale(q, k, v, d):
+    return _attention(q, k, v, _same(d) & _causal(d.shape[0]), scale=False)
+
+
+@pytest.mark.parametrize("by,passes", [(0.8e-5, True), (-0.8e-5, True), (1.2e-5, False), (-1.2e-5, False)])
+def test_packed_attention_is_right_within_1e_5(by, passes):
+    # the float32 reference differs from the numpy float64 one by ~1e-7, far below the 2e-6 margins
+    result = grade(with_("packed_attention", _nudged(packed_attention, by)), exercise="packed_attention")
+    result = result["packed_attention"]
+    if passes:
+        assert result.status == "passed" and result.points == 3
+    else:
+        assert (result.status, result.points, result.diagnosis) == ("failed", 0.0, "wrong_values")
+        assert _feedback(result)[1][0] == "common.wrong_entry"
+        assert _feedback(result)[1][1]["index"] == "0, 0"
+
+
+@pytest.mark.parametrize("by,diagnosis", [(0.8e-4, "forgot_scale"), (-0.8e-4, "forgot_scale"),
+                                          (1.2e-4, "wrong_values"), (-1.2e-4, "wrong_values")])
+def test_a_slip_of_packed_attention_is_recognised_within_1e_4(by, diagnosis):
+    result = grade(with_("packed_attention", _nudged(_forgot_scale, by)), exercise="packed_attention")
+    assert result["packed_attention"].diagnosis == diagnosis
+
+
+def test_one_wrong_position_id_is_named_by_case_position_and_value():
+    result = grade(with_("packed_position_ids", _nudged(packed_position_ids, 7, entry=2)),
+                   exercise="packed_position_ids")["packed_position_ids"]
+    # the first public case, [0, 0, 0, 1, 1, 2]: position 2 is 2, and 2 + 7 = 9
+    assert _feedback(result) == [
+        ("common.failed", {"name": "packed_position_ids"}),
+        ("common.wrong_entry", {"case": "packed_position_ids(torch.tensor([0, 0, 0, 1, 1, 2]))", "index": "2",
+                                "got": "9"}),
+        ("common.see_section", {"section": "11 §2"})]
+
+
+@pytest.mark.parametrize("name,function,expected", [
+    # right values, wrong dtype: positions are integers
+    ("packed_position_ids", lambda d: packed_position_ids(d).float(), "int64 (6)"),
+    ("position_ids_from_mask", lambda m: position_ids_from_mask(m).numpy(), "torch.Tensor int64 (3, 5)"),
+    ("sink_window_mask", lambda T, W, n: sink_window_mask(T, W, n).numpy(), "torch.Tensor bool (8, 8)"),
+])
+def test_right_values_of_the_wrong_kind_are_a_wrong_type(name, function, expected):
+    result = grade(with_(name, function), exercise=name)[name]
+    assert (result.status, result.points, result.diagnosis) == ("failed", 0.0, "wrong_shape")
+    assert _feedback(result)[1][0] == "common.wrong_shape"
+    assert _feedback(result)[1][1]["expected"] == expected
+
+
+# ---------------------------------------------------------------- the cases: public ones by hand, hidden ones by their domain
+def _ids_arg(ids):
+    return {"__tensor__": ids, "dtype": "int64"}
+
+
+def _is_segmentation(ids):
+    """Document ids 0, 1, 2, ... in order: each token is in the document of the one before, or the next one."""
+    return ids[0] == 0 and all(b - a in (0, 1) for a, b in zip(ids, ids[1:]))
+
+
+def test_hidden_doc_ids_have_fixed_edge_cases_then_random_segmentations():
+    lengths, counts, rows, widths = set(), set(), set(), set()
+    for seed in range(40):
+        plain, batched = lab05.hidden_doc_ids(seed, "x", batched=False), lab05.hidden_doc_ids(seed, "x", batched=True)
+        # one token; one document; one token per document; three documents; ids that are not 0, 1, 2
+        assert plain[:5] == [[0], [0] * 5, [0, 1, 2, 3, 4, 5], [0, 1, 1, 1, 1, 2], [3, 3, 7, 7, 7, 9, 9]]
+        assert len(plain) == 9 and batched[:9] == plain  # the same draws, then the batches
+        for ids in plain[5:]:
+            assert _is_segmentation(ids), ids
+            lengths.add(len(ids))
+            counts.add((len(ids), ids[-1] + 1))
+        assert len(batched) == 11 and batched[10] == [[0]]
+        rows.add(len(batched[9]))
+        widths |= {len(ids) for ids in batched[9]}
+        assert len({len(ids) for ids in batched[9]}) == 1 and all(_is_segmentation(ids) for ids in batched[9])
+    assert lengths == set(range(2, 13)) and rows == {1, 2, 3} and widths == set(range(3, 9))
+    assert {n for T, n in counts if n == 1} and {T for T, n in counts if n == T}  # one document, and T of them
+    assert (2, 2) in counts  # two tokens are cut too
+
+
+def test_hidden_doc_ids_differ_from_exercise_to_exercise():
+    assert lab05.hidden_doc_ids(0, "document_causal_mask", True) != lab05.hidden_doc_ids(0, "packed_position_ids", True)
+
+
+def test_document_causal_mask_cases():
+    cases = lab05.DocumentCausalMask().cases({}, seed=5)
+    public = [[0, 0, 0, 1, 1, 2], [0, 0, 0, 0], [[0, 0, 1, 1, 1], [0, 1, 1, 2, 2]]]
+    assert [c.public for c in cases] == [True] * 3 + [False] * 11
+    assert [c.name for c in cases[:3]] == ["document_causal_mask(torch.tensor([0, 0, 0, 1, 1, 2]))",
+                                           "document_causal_mask(torch.tensor([0, 0, 0, 0]))",
+                                           "document_causal_mask(torch.tensor([[0, 0, 1, 1, 1], [0, 1, 1, 2, 2]]))"]
+    hidden = lab05.hidden_doc_ids(5, "document_causal_mask", batched=True)
+    for case, ids in zip(cases, public + hidden):
+        assert case.data == {"doc_ids": ids}
+        assert case.call == {"kind": "call", "target": "document_causal_mask", "args": [_ids_arg(ids)]}
+    assert [c.public for c in lab05.DocumentCausalMask().cases({})] == [True] * 3
+
+
+def test_packed_position_ids_cases():
+    cases = lab05.PackedPositionIds().cases({}, seed=5)
+    public = [[0, 0, 0, 1, 1, 2], [0, 0, 0, 0], [0, 1, 1, 1, 2, 2, 2, 2]]
+    assert [c.public for c in cases] == [True] * 3 + [False] * 9
+    assert cases[2].name == "packed_position_ids(torch.tensor([0, 1, 1, 1, 2, 2, 2, 2]))"
+    for case, ids in zip(cases, public + lab05.hidden_doc_ids(5, "packed_position_ids", batched=False)):
+        assert case.data == {"doc_ids": ids}
+        assert case.call == {"kind": "call", "target": "packed_position_ids", "args": [_ids_arg(ids)]}
+    assert len(lab05.PackedPositionIds().cases({})) == 3
+
+
+def test_position_ids_from_mask_cases():
+    public = [[[0, 0, 1, 1, 1], [1, 1, 1, 1, 1], [0, 0, 0, 0, 1]], [[1, 1, 1, 1], [0, 0, 1, 1]], [[1]]]
+    assert [c.data["mask"] for c in lab05.PositionIdsFromMask().cases({})] == public
+    sizes, middle_full = set(), False
+    for seed in range(30):
+        cases = lab05.PositionIdsFromMask().cases({}, seed=seed)
+        assert [c.public for c in cases] == [True] * 3 + [False] * 9
+        masks = [c.data["mask"] for c in cases]
+        assert masks[:3] == public and masks[-1] == [[0, 0, 0, 1]] * 3
+        for T, mask in zip(range(1, 9), masks[3:11]):
+            sizes.add(len(mask))
+            assert all(len(row) == T and row == sorted(row) and row[-1] == 1 and set(row) <= {0, 1} for row in mask)
+            assert mask[0] == [1] * T  # one full row
+            if len(mask) > 1:
+                assert mask[-1] == [0] * (T - 1) + [1]  # and one row all padding but its last token
+            middle_full |= any(row == [1] * T for row in mask[1:-1]) and T > 1
+        for case in cases:
+            assert case.name == f"position_ids_from_mask(torch.tensor({case.data['mask']}))"
+            assert case.call == {"kind": "call", "target": "position_ids_from_mask", "args": [_ids_arg(case.data["mask"])]}
+    assert sizes == {1, 2, 3, 4} and middle_full
+
+
+def test_sink_window_mask_cases():
+    cases = lab05.SinkWindowMask().cases({}, seed=0)
+    public = [(8, 4, 2), (6, 2, 1), (5, 5, 0), (4, 2, 3)]
+    every_T_and_W = [(T, W) for T in range(1, 11) for W in range(1, T + 2)]  # 2 + 3 + ... + 11 = 65 cases
+    assert [c.public for c in cases] == [True] * 4 + [False] * 65
+    assert [(c.data["T"], c.data["W"]) for c in cases[4:]] == every_T_and_W
+    assert {c.data["n_sink"] for c in cases[4:]} == {0, 1, 2, 3}
+    assert [(c.data["T"], c.data["W"], c.data["n_sink"]) for c in cases[:4]] == public
+    assert cases[0].name == "sink_window_mask(8, 4, 2)"
+    for case in cases:
+        T, W, n = case.data["T"], case.data["W"], case.data["n_sink"]
+        assert case.call == {"kind": "call", "target": "sink_window_mask", "args": [T, W, n]}
+    assert len(lab05.SinkWindowMask().cases({})) == 4
+
+
+def test_packed_attention_public_cases():
+    cases = lab05.PackedAttention().cases({})
+    assert [c.name for c in cases] == ["q, k (6, 4), v (6, 3), doc_ids [0, 0, 0, 1, 1, 2]",
+                                       "q, k (2, 5, 3), v (2, 5, 2), doc_ids [0, 0, 1, 1, 1]",
+                                       "q, k (4, 2), v (4, 2), doc_ids [0, 0, 0, 0]"]
+    for case in cases:
+        assert case.public and case.data["dtype"] == "float32"
+        assert [arg["dtype"] for arg in case.call["args"]] == ["float32"] * 3 + ["int64"]
+        assert case.call["args"][3] == _ids_arg(case.data["doc_ids"])
+        Q, K, V = (np.asarray(case.data[name]) for name in ("Q", "K", "V"))
+        assert np.allclose(Q * 1e4, np.round(Q * 1e4)) and not np.allclose(Q, K)  # 4 decimals, drawn apart
+        for name, values in zip(("Q", "K", "V"), case.call["args"]):
+            assert values["__tensor__"] == case.data[name]
+
+
+def test_packed_attention_hidden_cases():
+    leads, dks, dvs = set(), set(), set()
+    for seed in range(12):
+        cases = lab05.PackedAttention().cases({}, seed=seed)
+        hidden = cases[3:]
+        assert [c.public for c in cases] == [True] * 3 + [False] * 10
+        assert [c.data["doc_ids"] for c in hidden[:9]] == lab05.hidden_doc_ids(seed, "packed_attention", False)
+        for case in hidden:
+            Q, V = np.asarray(case.data["Q"]), np.asarray(case.data["V"])
+            assert Q.shape[-2] == len(case.data["doc_ids"])
+            leads.add(Q.shape[:-2])
+            dks.add(Q.shape[-1])
+            dvs.add(V.shape[-1])
+        assert [c.data["dtype"] for c in hidden] == ["float32"] * 9 + ["float64"]
+        assert hidden[-1].name == "q, k (2, 7, 4), v (2, 7, 3), doc_ids [0, 0, 0, 1, 1, 1, 1], float64"
+        assert [arg["dtype"] for arg in hidden[-1].call["args"]] == ["float64"] * 3 + ["int64"]
+        assert all(c.name.endswith(f"doc_ids {c.data['doc_ids']}") for c in hidden[:9])
+    assert leads == {(), (1,), (2,), (1, 1), (1, 2), (2, 1), (2, 2)}
+    assert dks == {1, 2, 3, 4, 5} and dvs == {1, 2, 3, 4}
+
+
+# ---------------------------------------------------------------- every slip on every case, judged directly
+def _output(function, case):
+    """What the grader reads back from the student's function on one case."""
+    return decode(run_call({case.call["target"]: function}, case.call)["ok"])
+
+
+def _alike(a, b):
+    """Two answers a slip's tolerance (1e-4) cannot tell apart."""
+    return a.dtype == b.dtype and a.shape == b.shape and np.allclose(a.values.astype(float), b.values.astype(float),
+                                                                     atol=1e-4)
+
+
+@pytest.mark.parametrize("exercise_id", [exercise.id for exercise in lab05.EXERCISES])
+def test_each_slip_is_named_on_every_case_where_it_is_wrong(exercise_id):
+    """Batched, float64 and one-token cases too, not only the first public case that the grade stops at.
+
+    Where two slips give the same answer on a case, either name is right.
+    """
+    exercise = lab05.LAB.exercise(exercise_id)
+    forms = [(diagnosis, function) for name, diagnosis, function, *_ in SLIPS + OTHER_FORMS if name == exercise_id]
+    for case in exercise.cases({}, seed=0):
+        right = _output(RIGHT[exercise_id], case)
+        answers = [(diagnosis, _output(function, case)) for diagnosis, function in forms]
+        for diagnosis, got in answers:
+            if _alike(got, right):
+                continue
+            result = exercise.judge_case(case, got)
+            names = {other for other, answer in answers if _alike(answer, got)}
+            assert result is not None and result.diagnosis in names, (case.name, diagnosis, result and result.diagnosis)
+
+
+def test_a_one_dimensional_mask_is_a_wrong_shape():
+    """`doc_ids == doc_ids[0]` is column 0 of the right mask, but a vector: no slip, a wrong shape."""
+    result = grade(with_("document_causal_mask", lambda d: d == d[..., :1]),
+                   exercise="document_causal_mask")["document_causal_mask"]
+    assert (result.status, result.diagnosis) == ("failed", "wrong_shape")
+    assert _feedback(result)[1] == ("common.wrong_shape", {"case": "document_causal_mask(torch.tensor([0, 0, 0, 1, 1, 2]))",
+                                                           "expected": "bool (6, 6)", "got": "bool (6,)"})
+
+
+@pytest.mark.parametrize("function", [
+    lambda m: m.long().cumsum(-1) + 1,  # 2 too high, and 1 … n_pad on the padding
+    lambda m: (m.long().cumsum(-1) + 1).masked_fill(m == 0, 0),  # 2 too high on the real tokens
+], ids=["everywhere", "real-tokens"])
+def test_positions_two_too_high_are_not_off_by_one(function):
+    result = grade(with_("position_ids_from_mask", function), exercise="position_ids_from_mask")
+    assert result["position_ids_from_mask"].diagnosis == "wrong_values"
+
+
+def _per_document(Q, K, V, doc_ids):
+    """lab02's causal attention on each document alone, in float64 torch (not lab05's numpy)."""
+    Q, K, V = (torch.tensor(np.asarray(x), dtype=torch.float64) for x in (Q, K, V))
+    out = torch.zeros(*Q.shape[:-1], V.shape[-1], dtype=torch.float64)
+    ids = torch.tensor(doc_ids)
+    for doc in ids.unique():
+        at = (ids == doc).nonzero().squeeze(-1)
+        out[..., at, :] = causal_attention(Q[..., at, :], K[..., at, :], V[..., at, :])
+    return out
+
+
+@pytest.mark.parametrize("which", ["public float32", "hidden float64"])
+@pytest.mark.parametrize("inside", [True, False])
+def test_packed_attention_is_judged_in_the_precision_its_inputs_were_sent_in(which, inside):
+    """A float32 case against the float32 numbers the student received, the float64 case against float64.
+
+    The other precision moves the reference by ~1e-7: an answer 1e-8 inside the tolerance, on the side
+    away from that other reference, passes only against the right one.
+    """
+    exercise = lab05.PackedAttention()
+    case = exercise.cases({}, seed=0)[0 if which == "public float32" else -1]
+    assert case.data["dtype"] == which.split()[1]
+    exact = [np.asarray(case.data[name]) for name in ("Q", "K", "V")]
+    rounded = [x.astype(np.float32).astype(np.float64) for x in exact]
+    sent, other = (rounded, exact) if case.data["dtype"] == "float32" else (exact, rounded)
+    right, wrong = _per_document(*sent, case.data["doc_ids"]), _per_document(*other, case.data["doc_ids"])
+    gap = right - wrong
+    index = np.unravel_index(int(gap.abs().argmax()), gap.shape)
+    assert abs(float(gap[index])) > 2e-8  # the two references do differ
+    answer = right.clone()
+    answer[index] += math.copysign(lab05.ATOL + (-1e-8 if inside else 1e-8), float(gap[index]))
+    result = exercise.judge_case(case, _output(lambda *args: answer, case))
+    if inside:
+        assert result is None
+    else:
+        assert result.diagnosis == "wrong_values"
+
+
+def test_the_public_inputs_of_packed_attention_are_the_documented_draw():
+    """q, k = 1.5 N(0, 1) and v = N(0, 1) from default_rng(2000 + n), to 4 decimals (the comment at PUBLIC)."""
+    for n, case in enumerate(lab05.PackedAttention().cases({})):
+        rng = np.random.default_rng(2000 + n)
+        for name in ("Q", "K", "V"):
+            values = np.asarray(case.data[name])
+            draw = rng.normal(size=values.shape) * (1.5 if name != "V" else 1.0)
+            assert np.array_equal(values, np.round(draw, 4)), (n, name)
+            assert np.abs(values - draw).max() <= 5e-5 and not np.array_equal(values, np.round(values))
+
+
+def test_every_hidden_input_of_packed_attention_is_its_own_draw():
+    """No two hidden cases, over many instructor seeds, share their numbers: each draws its own data seed."""
+    seen = set()
+    for seed in range(60):
+        for case in lab05.PackedAttention().cases({}, seed=seed)[3:]:
+            numbers = json.dumps([case.data["Q"], case.data["K"], case.data["V"]])
+            assert numbers not in seen, (seed, case.name)
+            seen.add(numbers)
