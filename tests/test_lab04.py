@@ -480,3 +480,19 @@ def test_an_unknown_mask_kind_is_named_in_the_error():
     with pytest.raises(ValueError) as caught:
         lab04.cache_mask(2, 1, "sideways")
     assert caught.value.args == ("sideways",)
+
+
+def test_a_gap_just_above_the_tolerance_everywhere_names_the_first_entry():
+    """close_nan fails it, first_difference (which allows 1e-12 more) finds no entry: the first one is named."""
+    from autograder.exercise import Array
+
+    exercise = lab04.LAB.exercise("cached_attention")
+    case = exercise.cases({})[4]  # chunk 3 of (1, 3, 3): three queries after a cache of 4, where every slip differs
+    q, k, v, k_all, v_all, _ = lab04.attention_inputs(case)
+    out = lab04.attend(q, k_all, v_all) + (lab04.ATOL + 5e-13)  # (2, 2, 3, 3), every entry off by just over 1e-5
+    result = exercise.judge_outputs({}, [case], [(Array(out, "float32"), Array(k_all, "float32"),
+                                                   Array(v_all, "float32"))])
+    assert (result.status, result.diagnosis) == ("failed", "wrong_values")
+    assert [(item.key, item.params) for item in result.feedback][1] == \
+        ("common.wrong_entry", {"case": "chunk 3 of (1, 3, 3), T=7", "index": "0, 0, 0, 0",
+                                "got": f"{out[0, 0, 0, 0]:.4g}"})
