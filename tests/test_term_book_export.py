@@ -259,6 +259,12 @@ def test_forbidden_calls_are_noted_in_order_and_cost_points_only_when_asked():
     assert (penalised["raw_score"], penalised["score"]) == (0.0, 0.0)
 
 
+def test_every_forbidden_name_is_listed_when_penalising():
+    penalised = build({"forbidden": {"alpha": ["torch.tril", "torch.triu"]}}, policy=policy(due=None),
+                      penalise_forbidden=True).row
+    assert penalised["notes"] == ["alpha uses torch.tril, torch.triu, which this exercise forbids: 0 points for it."]
+
+
 def test_an_exercise_with_no_forbidden_call_keeps_its_points_when_penalising():
     penalised = build({"forbidden": {"alpha": [], "beta": ["F.softmax"]}}, policy=policy(due=None),
                       penalise_forbidden=True).row
@@ -538,7 +544,7 @@ def gradebook_folder(tmp_path, rows=ROWS, **top):
     folder = tmp_path / "gb"
     (folder / "feedback").mkdir(parents=True)
     grades = {"lab": "lab09", "max_score": 9.0, "lms_columns": [COLUMN, "Quiz 9 (778)"], "submissions": rows, **top}
-    (folder / "grades.json").write_text(json.dumps(grades), encoding="utf-8")
+    (folder / "grades.json").write_text(json.dumps(grades, ensure_ascii=False), encoding="utf-8")
     for stem in ("ana", "bob", "s3"):
         (folder / "feedback" / f"{stem}.md").write_text(f"# Feedback for {stem}\n", encoding="utf-8")
         (folder / "feedback" / f"{stem}.html").write_text(f"<p>{stem} ✓</p>", encoding="utf-8")
@@ -631,6 +637,35 @@ def test_a_canvas_notebook_without_a_language_is_english(tmp_path):
     export.export(gradebook_folder(tmp_path, [row]), "canvas", tmp_path / "c.csv")
     (info, data), = zip_members(tmp_path / "c-feedback.zip").values()
     assert nbformat.reads(data, as_version=4).metadata["lang"] == "en"
+
+
+def test_the_zip_takes_the_feedback_file_the_gradebook_names(tmp_path):
+    # a gradebook written by an older version, whose feedback files had other names
+    folder = gradebook_folder(tmp_path, [dict(ROWS[0], feedback_file="legacy-ana")])
+    (folder / "feedback" / "legacy-ana.html").write_text("<p>kept</p>", encoding="utf-8")
+    export.export(folder, "csv", tmp_path / "x.csv")
+    assert {name: data for name, (_, data) in zip_members(tmp_path / "x-feedback.zip").items()} == {
+        "legacy-ana.html": "<p>kept</p>"}
+
+
+def test_the_canvas_export_gives_the_column_warning_and_the_feedback_message_together(tmp_path):
+    folder = gradebook_folder(tmp_path, lms_columns=[])
+    result = export.export(folder, "canvas", tmp_path / "c.csv", assignment="Lab 9")
+    assert result.messages == [
+        "note: 'Lab 9' has no Canvas id '(NNN)': Canvas matches it by the exact assignment title, and creates a new "
+        "assignment if no assignment has that title.",
+        "2 students have no file of Canvas's download to attach feedback to (missing, or graded from another "
+        f"source); give theirs by hand from {folder / 'feedback'}/: bob, s3"]
+
+
+def test_the_gradebook_is_read_as_utf8_whatever_the_machines_locale(tmp_path, monkeypatch):
+    folder = gradebook_folder(tmp_path)
+    # a machine whose locale is not UTF-8 (Windows' cp1252): what open() reads when no encoding is given
+    monkeypatch.setattr(io, "text_encoding", lambda encoding, stacklevel=2: encoding or "cp1252")
+    export.export(folder, "csv", tmp_path / "x.csv")
+    monkeypatch.undo()
+    assert read_csv((tmp_path / "x.csv").read_bytes().decode("utf-8"))[1][1] == "Ana Pérez"
+    assert zip_members(tmp_path / "x-feedback.zip")["ana.html"][1] == "<p>ana ✓</p>"
 
 
 def test_a_student_whose_feedback_file_is_gone_is_left_out_of_the_zip(tmp_path):
@@ -775,6 +810,8 @@ def test_which_column_names_a_lab(column, lab, names):
     ("ana_12.ipynb", None), ("ana_12_34.ipynb", None), ("ana.ipynb", None), ("", None),
     ("ana_١٢_34_56_x.ipynb", ("34", "56")),  # Arabic-Indic digits are no Canvas id
     ("12_34_ana.ipynb", ("12", "34")),
+    # nested archives whose names hold numbers: only the last part is Canvas's file name
+    ("batch_4_5: resub_6_7: ana_12_34_x.ipynb", ("12", "34")),
 ])
 def test_canvas_ids_are_read_as_canvas_reads_a_reuploaded_name(file, ids):
     assert export.canvas_ids(file) == ids
