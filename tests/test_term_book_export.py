@@ -11,7 +11,6 @@ import io
 import json
 import stat
 import zipfile
-from pathlib import Path
 
 import nbformat
 import pytest
@@ -635,7 +634,7 @@ def test_the_canvas_feedback_zip_holds_a_notebook_per_matched_student(tmp_path):
 def test_a_canvas_notebook_without_a_language_is_english(tmp_path):
     row = dict(ROWS[0], lang=None)
     export.export(gradebook_folder(tmp_path, [row]), "canvas", tmp_path / "c.csv")
-    (info, data), = zip_members(tmp_path / "c-feedback.zip").values()
+    ((_, data),) = zip_members(tmp_path / "c-feedback.zip").values()
     assert nbformat.reads(data, as_version=4).metadata["lang"] == "en"
 
 
