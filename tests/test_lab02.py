@@ -12,6 +12,7 @@ import torch
 import torch.nn.functional as F
 
 from autograder import Lab
+from autograder.exercise import Array, Case, Feedback
 from autograder.grading import grade_lab
 from autograder.labs import bugs02, lab02
 from autograder.runtime import decode_arg, run_call
@@ -70,6 +71,9 @@ def test_right_answers_get_full_marks():
     results = grade(RIGHT)
     assert all(r.status == "passed" for r in results.values()), {k: r.render("en") for k, r in results.items()}
     assert sum(r.points for r in results.values()) == lab02.LAB.max_score
+    assert results["perturbation_test"].feedback == [Feedback("common.passed", {"name": "perturbation_test"}),
+                                                     Feedback("lab02.caught_all", {})]
+    assert "catches every leak" in results["perturbation_test"].render("en")
     assert {e.id: e.points for e in lab02.EXERCISES} == {"causal_attention": 4, "perturbation_test": 5,
                                                          "jacobian_leaks": 3}
 
@@ -167,6 +171,10 @@ WRONG_TYPES = [
     ("jacobian_leaks",
      lambda attn_fn, T=6, d=4: torch.autograd.functional.jacobian(attn_fn, torch.randn(T, d)) != 0,
      "expected bool (6, 6), but got bool (6, 2, 6, 2)", "pero tu respuesta tiene bool (6, 2, 6, 2)"),
+    ("jacobian_leaks", lambda attn_fn, T=6, d=4: jacobian_leaks(attn_fn, T, d).numpy(),
+     "expected torch.Tensor bool (6, 6), but got numpy.ndarray bool (6, 6)", "se esperaba forma torch.Tensor bool (6, 6)"),
+    ("jacobian_leaks", lambda attn_fn, T=6, d=4: None, "expected torch.Tensor bool (6, 6), but got NoneType",
+     "se esperaba forma torch.Tensor bool (6, 6), pero tu respuesta tiene NoneType"),
 ]
 
 
@@ -175,6 +183,7 @@ WRONG_TYPES = [
 def test_wrong_type_dtype_or_shape_says_what_was_expected(name, function, english, spanish):
     result = grade(with_(name, function), exercise=name)[name]
     assert result.status == "failed" and result.points == 0 and result.diagnosis == "wrong_shape"
+    assert [f.key for f in result.feedback] == ["common.failed", "common.wrong_shape"]
     assert english in result.render("en"), result.render("en")
     assert spanish in result.render("es"), result.render("es")
 
@@ -715,6 +724,8 @@ def test_a_test_that_hangs_on_one_bug_loses_that_bug_only():
     outputs[names.index("attention")] = {"timeout": True}
     result = exercise.judge({}, cases, outputs)
     assert result.status == "timeout" and result.points == 0
+    assert result.feedback == [Feedback("common.timeout", {"name": "perturbation_test", "case": "perturbation_test(attention)",
+                                                           "type": "", "message": ""})]  # a time-out has no error
     assert "did not finish in time on the case perturbation_test(attention)" in result.render("en")
 
 
@@ -929,3 +940,353 @@ def test_off_by_one_weights_are_counted_as_their_own_mistake():
     assert (result.points, result.diagnosis) == (0, "off_by_one")
     assert "(See chapter 08 §4.)" in result.render("en")
     assert "future_weight" not in str(result.feedback)
+
+
+# ---------------------------------------------------------------- the judges' edges, case by case
+# Mutation testing (tests/mutation) found these choices of the judges untested: which inputs a case
+# is judged against, the limits of every tolerance, the parameters of each message.
+CAUSAL = lab02.LAB.exercise("causal_attention")
+PERTURBATION = lab02.LAB.exercise("perturbation_test")
+JACOBIAN = lab02.LAB.exercise("jacobian_leaks")
+
+
+def _causal_weights(Q, K):
+    """The right weights for numpy inputs, from the correct student at the top (torch, float64)."""
+    Q, K = torch.tensor(Q, dtype=torch.float64), torch.tensor(K, dtype=torch.float64)
+    return causal_attention(Q, K, K)[1].numpy()
+
+
+def _attention_case(lead, T, dk, dv, seed=0):
+    """A float32 case laid out as CausalAttention.cases lays them out (inputs with four decimals)."""
+    rng = np.random.default_rng(seed)
+    Q, K, V = (np.round(rng.normal(size=(*lead, T, n)), 4) for n in (dk, dk, dv))
+    return Case(f"T = {T}", {}, data={"Q": Q.tolist(), "K": K.tolist(), "V": V.tolist(), "batched": bool(lead),
+                                      "dtype": "float32"})
+
+
+def _right_answer(case):
+    """(out, weights) in float64 for the float32 inputs the student's code received."""
+    Q, K, V = (np.asarray(case.data[name], dtype=np.float32).astype(float) for name in "QKV")
+    weights = _causal_weights(Q, K)
+    return weights @ V, weights
+
+
+def _judge_one(case, out, weights):
+    return CAUSAL.judge_one(case, (Array(np.asarray(out, dtype=float), "float32"),
+                                   Array(np.asarray(weights, dtype=float), "float32")))
+
+
+def test_attention_cases_are_named_by_their_shapes_and_the_hidden_ones_stay_hidden():
+    cases = CAUSAL.cases({}, seed=3)
+    assert [c.name for c in cases[:3]] == ["Q, K (4, 3), V (4, 3)", "Q, K (2, 2, 5, 4), V (2, 2, 5, 3)",
+                                           "Q, K (1, 6, 8), V (1, 6, 2)"]
+    assert cases[3].name == "Q, K (1, 3), V (1, 2)"  # the first hidden shape: T = 1
+    assert all(c.public is True for c in cases[:3])
+    # Nine fixed hidden shapes and two drawn ones. The engine runs the cases with `case.public == public`
+    # for True, then False: a hidden case must be False, not merely falsy.
+    assert len(cases) == 3 + 9 + 2 and all(c.public is False for c in cases[3:])
+    float64 = [c.name for c in cases if c.call["args"][0]["dtype"] == "float64"]
+    assert float64 == ["Q, K (7, 5), V (7, 4), float64", "Q, K (2, 6, 3), V (2, 6, 3), float64"]
+    assert sum("float" in c.name for c in cases) == 2  # float32, the usual dtype, goes unsaid
+
+
+def test_attention_inputs_have_four_decimals():
+    cases = [c for seed in (1, 2) for c in CAUSAL.cases({}, seed)]
+    for name in "QKV":
+        scaled = np.concatenate([np.ravel(c.data[name]) for c in cases]) * 1e4
+        assert np.allclose(scaled, np.round(scaled), rtol=0, atol=1e-6), name  # no fifth decimal
+        assert np.mean(np.round(scaled) % 10 != 0) > 0.5, name  # and the fourth is used
+
+
+def test_the_drawn_attention_shapes_cover_their_ranges_and_scales():
+    drawn = [c for seed in range(200) for c in CAUSAL.cases({}, seed)[12:]]  # the two drawn shapes per seed
+    Q, K, V = ([np.asarray(c.data[name]) for c in drawn] for name in "QKV")
+    assert {q.ndim - 2 for q in Q} == {0, 1, 2}  # leading dims
+    assert {n for q in Q for n in q.shape[:-2]} == {1, 2, 3}
+    assert {q.shape[-2] for q in Q} == set(range(2, 9))  # T
+    assert {q.shape[-1] for q in Q} == set(range(1, 9))  # d_k
+    assert {v.shape[-1] for v in V} == set(range(1, 6))  # d_v
+
+    def rms(arrays):
+        return float(np.sqrt(np.mean(np.concatenate([a.ravel() for a in arrays]) ** 2)))
+
+    # Q and K are scaled by s ~ U(0.8, 1.6), V is not: √E[s²] = √((1.6³ - 0.8³) / (3 · 0.8)) = √1.493 = 1.22
+    assert 1.1 < rms(Q) / rms(V) < 1.35 and 1.1 < rms(K) / rms(V) < 1.35
+    # The first two entries of Q are the first two normal draws of the case's own seed, times s: their
+    # direction tells the draws apart. 400 cases show ~390 directions; seeds from a small set would show few.
+    angles = np.sort([np.arctan2(q.ravel()[1], q.ravel()[0]) for q in Q])
+    assert 1 + np.sum(np.diff(angles) > 1e-3) > 300
+
+
+def test_a_fixed_hidden_shape_gets_new_values_at_its_scale_for_every_seed():
+    fixed = [CAUSAL.cases({}, seed)[5] for seed in range(200)]  # ((), 5, 1, 2), Q and K at scale 2.0
+    assert fixed[0].name == "Q, K (5, 1), V (5, 2)"
+    assert len({json.dumps(c.data["Q"]) for c in fixed}) == 200
+    for name in "QK":  # RMS of 1000 draws of N(0, 2²): 2 within ±5 %
+        assert 1.8 < np.sqrt(np.mean(np.concatenate([np.ravel(c.data[name]) for c in fixed]) ** 2)) < 2.2
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_weights_are_judged_against_the_inputs_the_student_received(dtype):
+    """A float64 case against its float64 inputs, a float32 case against the float32 tensors the student's
+    code got: the two references differ by ~1e-8, which decides an answer just inside the tolerance."""
+    case = next(c for c in CAUSAL.cases({}, seed=0) if c.call["args"][0]["dtype"] == dtype)
+    exact = {name: np.asarray(case.data[name], dtype=float) for name in "QKV"}
+    rounded = {name: exact[name].astype(np.float32).astype(float) for name in "QKV"}
+    received, other = (rounded, exact) if dtype == "float32" else (exact, rounded)
+    right = _causal_weights(received["Q"], received["K"])
+    gap = _causal_weights(other["Q"], other["K"]) - right
+    index = np.unravel_index(np.argmax(np.abs(gap)), gap.shape)
+    assert abs(gap[index]) > 1e-10
+    out = right @ received["V"]
+    for offset, passes in ((lab02.ATOL - abs(gap[index]) / 2, True), (lab02.ATOL + abs(gap[index]) / 2, False)):
+        weights = right.copy()
+        weights[index] -= np.sign(gap[index]) * offset  # away from the other reference
+        result = CAUSAL.judge_one(case, (Array(out, "float64"), Array(weights, "float64")))
+        assert (result is None) == passes, (offset, result)
+
+
+def test_weights_and_slips_take_d_k_from_the_last_axis_with_batch_dims():
+    rng = np.random.default_rng(7)
+    Q, K = rng.normal(size=(2, 5, 3)), rng.normal(size=(2, 5, 3))  # T = 5, d_k = 3
+    right, slips = lab02.weights_and_slips(Q, K)
+    tQ, tK = torch.tensor(Q), torch.tensor(K)
+    np.testing.assert_allclose(right, causal_attention(tQ, tK, tK)[1].numpy(), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(dict(slips)["divided_by_dk"], _attention(tQ, tK, tK, scale=lambda d: d)[1].numpy(),
+                               rtol=0, atol=1e-12)
+    np.testing.assert_allclose(dict(slips)["no_mask"], _attention(tQ, tK, tK, mask="none")[1].numpy(),
+                               rtol=0, atol=1e-12)
+
+
+def _wrong_containers():
+    """(what the student returned, from the right (out, weights)) for T = 4, d_v = 3: never a named slip."""
+    prefix_mean = np.tril(np.ones((4, 4))) / np.arange(1, 5)[:, None]
+    return [
+        ("three tensors", lambda out, w: (out, w, w)),
+        ("two strings", lambda out, w: ("out", "weights")),
+        ("the output twice", lambda out, w: (out, out)),  # the second is the output, but the first is not the weights
+        ("swapped shapes, wrong values", lambda out, w: (prefix_mean, out)),
+        ("weights cut", lambda out, w: (out, w[:, :3])),
+    ]
+
+
+@pytest.mark.parametrize("make", [m for _, m in _wrong_containers()], ids=[n for n, _ in _wrong_containers()])
+def test_a_wrong_container_or_shape_is_named_as_such(make):
+    case = _attention_case((), 4, 3, 3)
+    got = tuple(Array(np.asarray(x, dtype=float), "float32") if not isinstance(x, str) else x
+                for x in make(*_right_answer(case)))
+    result = CAUSAL.judge_one(case, got)
+    assert result.diagnosis == "wrong_shape"
+    assert [f.key for f in result.feedback] == ["common.failed", "common.wrong_shape"]
+    assert result.feedback[1].params["expected"].endswith("tuple(float (4, 3), float (4, 4))")
+
+
+def test_one_and_two_token_cases_get_their_own_diagnoses():
+    one = _attention_case((), 1, 3, 2)
+    out, weights = _right_answer(one)  # weights [[1.0]]
+    result = _judge_one(one, 0.9 * out, 0.9 * weights)  # every slip gives [[1]] at T = 1, or NaN
+    assert result.diagnosis == "rows_not_normalised" and result.feedback[1].params == {"row": 0, "total": "0.9"}
+    two = _attention_case((), 2, 2, 2, seed=1)
+    out, weights = _right_answer(two)
+    V = np.asarray(two.data["V"], dtype=np.float32).astype(float)
+    diagonal = np.array([[np.nan, np.nan], [1.0, 0.0]])  # the diagonal masked too: query 0 has no key left
+    assert _judge_one(two, diagonal @ V, diagonal).diagnosis == "diagonal_masked"
+    assert _judge_one(two, weights.T @ V, weights).diagnosis == "weights_transposed"
+
+
+@pytest.mark.parametrize("value,total", [(0.5, "0.5"), (np.inf, "inf"), (np.nan, "nan")])
+def test_a_row_that_does_not_sum_to_1_is_named_with_its_sum(value, total):
+    case = _attention_case((2,), 4, 3, 3)  # batch 1, query 2: row 2
+    out, weights = _right_answer(case)
+    weights = weights.copy()
+    if value == 0.5:
+        weights[1, 2] *= 0.5  # the row summed to 1
+    else:
+        weights[1, 2, 0] = value
+    result = _judge_one(case, out, weights)
+    assert result.diagnosis == "rows_not_normalised"
+    assert result.feedback[1] == Feedback("lab02.rows_not_normalised", {"row": 2, "total": total})
+
+
+@pytest.mark.parametrize("leak,named", [(1e-6, False), (2e-6, True)])
+def test_a_weight_above_the_diagonal_is_named_from_just_above_1e_6(leak, named):
+    case = _attention_case((2,), 4, 3, 3)
+    out, weights = _right_answer(case)
+    weights = weights.copy()
+    weights[1, 0, :2] = [1.0 - leak, leak]  # batch 1: query 0 gives a little weight to key 1; the row sums to 1
+    weights[0, 3, [0, 1]] = weights[0, 3, [1, 0]]  # and another row is wrong by far more than the tolerance
+    result = _judge_one(case, out, weights)
+    if named:
+        assert result.diagnosis == "future_weight"
+        assert result.feedback[1].params == {"i": 0, "j": 1, "value": "2e-06"}
+    else:  # 1e-6 is rounding, not a weight: the wrong row is what is reported
+        assert result.diagnosis == "wrong_values" and result.feedback[1].params["index"] == "0, 3, 0"
+
+
+def test_a_wrong_output_entry_is_pointed_at():
+    case = _attention_case((), 4, 3, 3)
+    out, weights = _right_answer(case)
+    out = out.copy()
+    out[1, 2] += 0.1
+    result = _judge_one(case, out, weights)
+    assert result.diagnosis == "wrong_values" and result.feedback[1].params["index"] == "1, 2"
+
+
+def test_batch_dims_replace_the_section_of_the_slip_they_explain():
+    result = grade(with_("causal_attention", _mask_of_first_axis), exercise="causal_attention")["causal_attention"]
+    assert [(f.key, f.params) for f in result.feedback] == [
+        ("common.failed", {"name": "causal_attention"}), ("diagnosis.no_mask", {}), ("lab02.batch_dims", {}),
+        ("common.see_section", {"section": "06 §1"})]
+
+
+def test_batch_dims_need_a_working_unbatched_case():
+    batched, unbatched = Case("b", {}, data={"batched": True}), Case("u", {}, data={"batched": False})
+    error, ok = {"error": {"type": "RuntimeError", "message": ""}}, {"ok": None}
+    assert lab02.CausalAttention.only_batched_fails([batched, unbatched], [error, ok], 0) is True
+    assert lab02.CausalAttention.only_batched_fails([batched, unbatched], [error, error], 0) is False
+    assert lab02.CausalAttention.only_batched_fails([batched, batched], [error, ok], 0) is False  # no (T, d) case
+
+
+def _true_but_raises_on_nan(attn_fn, T=8, d=4, seed=0):
+    """Says True for every function, and fails an assertion on the one whose output has NaN."""
+    assert torch.isfinite(attn_fn(torch.randn(T, d))).all(), "NaN!"
+    return True
+
+
+@pytest.mark.parametrize("function,diagnosis,section,lists_nan_rule", [
+    (lambda attn_fn, T=8, d=4, seed=0: True, "always_true", "07 §1", False),  # it answers NaN with a bool
+    (_true_but_raises_on_nan, "crashes_on_nan", "08 §3", True),
+    (_asserting_finite, "crashes_on_nan", "08 §3", True),
+    (_last_only, "missed_positions", "07 §6", False),
+], ids=["always-true", "true-but-raises-on-nan", "catches-all-but-raises-on-nan", "last-position-only"])
+def test_a_weak_perturbation_test_is_sent_to_its_section(function, diagnosis, section, lists_nan_rule):
+    result = grade(with_("perturbation_test", function), exercise="perturbation_test")["perturbation_test"]
+    assert result.diagnosis == diagnosis, result.render("en")
+    assert result.feedback[-1] == Feedback("common.see_section", {"section": section})
+    assert ("lab02.impl.nan_rule" in [f.key for f in result.feedback]) == lists_nan_rule
+
+
+def _hidden(exercise, seeds):
+    return [[case for case in exercise.cases({}, seed) if not case.public] for seed in seeds]
+
+
+def test_the_hidden_perturbation_cases_draw_their_size_seed_and_weights():
+    hidden = _hidden(PERTURBATION, range(100))
+    assert all(case.public is False for cases in hidden for case in cases)  # False, not falsy: see above
+    kwargs = [cases[0].data["kwargs"] for cases in hidden]
+    assert {k["T"] for k in kwargs} == {7}
+    assert {k["d"] for k in kwargs} == set(range(2, 7))
+    seeds = [k["seed"] for k in kwargs]
+    assert min(seeds) >= 1 and len(set(seeds)) > 90  # never the signature's 0; ~99.5 distinct of 100 in 1 … 9999
+    wseeds = [cases[0].data["wseed"] for cases in hidden]
+    assert 0 not in wseeds and len(set(wseeds)) == 100  # the public functions' weights have wseed 0
+
+
+def test_the_hidden_jacobian_cases_draw_their_leak_and_weights():
+    hidden = _hidden(JACOBIAN, range(60))
+    assert all(case.public is False for cases in hidden for case in cases)
+    assert all(case.data["kwargs"] == {"T": 5, "d": 2} for cases in hidden for case in cases)
+    assert {tuple(case.data["impl"].split("_")[0] for case in cases) for cases in hidden} == {("attention", "position")}
+    leaks = [cases[1].data for cases in hidden]
+    assert {leak["key"] for leak in leaks} == {1, 2, 3, 4}
+    assert all(0 <= leak["query"] < leak["key"] for leak in leaks)
+    wseeds = [cases[0].data["wseed"] for cases in hidden]
+    assert 0 not in wseeds and len(set(wseeds)) == 60
+
+
+@pytest.mark.parametrize("exercise", [PERTURBATION, JACOBIAN], ids=lambda e: e.id)
+def test_a_hidden_case_names_its_arguments_and_hands_over_the_trusted_weights(exercise):
+    for case in exercise.cases({}, seed=2):
+        kwargs = case.data["kwargs"]
+        if case.public:
+            assert case.name == f"{exercise.id}({case.data['impl']})"
+        else:
+            assert case.name == f"{exercise.id}({case.data['impl']}, {kwargs})"
+        X = torch.randn(kwargs["T"], kwargs.get("d", 4), generator=torch.Generator().manual_seed(1))
+        given = decode_arg(case.call["args"][0])  # what the student's test receives
+        trusted = bugs02.compile_impl(bugs02.impl_of(lab02._impl_data(case)), case.data["wseed"])
+        torch.testing.assert_close(given(X), trusted(X), rtol=0, atol=0, equal_nan=True, msg=case.name)
+
+
+def test_a_student_test_that_is_not_defined_earns_nothing():
+    for name in ("perturbation_test", "jacobian_leaks"):
+        namespace = dict(RIGHT)
+        del namespace[name]
+        result = grade(namespace, exercise=name)[name]
+        assert (result.status, result.points) == ("missing", 0)
+
+
+@pytest.mark.parametrize("shape,counts", [((6, 2), True), ((1, 6, 2), True), ((7, 2), False), ((6, 3), False),
+                                          ((2,), False)])
+def test_a_jacobian_counts_as_called_on_inputs_of_shape_t_by_d(shape, counts):
+    case = JACOBIAN.cases({})[0]  # T = 6, d = 2
+    assert lab02.JacobianLeaks.called(case, {"calls": [[np.zeros(shape)]]}) is counts
+
+
+def test_a_jacobian_test_that_raises_is_reported_with_its_case():
+    def raising(attn_fn, T=6, d=4):
+        raise ValueError("no Jacobian today")
+
+    result = grade(with_("jacobian_leaks", raising), exercise="jacobian_leaks")["jacobian_leaks"]
+    assert (result.status, result.points) == ("error", 0)
+    assert result.feedback == [Feedback("common.raised", {"name": "jacobian_leaks", "case": "jacobian_leaks(attention)",
+                                                          "type": "ValueError", "message": "no Jacobian today"})]
+
+
+def _jacobian_outputs(seed, answers):
+    """The right test's outputs on every case, except `answers`: impl name -> the (T, T) pattern returned."""
+    cases = JACOBIAN.cases({}, seed)
+    outputs = []
+    for case in cases:
+        pattern = answers.get(case.data["impl"])
+        namespace = RIGHT if pattern is None else {
+            "jacobian_leaks": lambda attn_fn, T, d: (attn_fn(torch.zeros(T, d)), pattern)[1]}  # called, as evidence
+        outputs.append(run_call(namespace, case.call))
+    return cases, outputs
+
+
+def test_part_of_a_gradient_leak_is_a_missed_weak_dependency():
+    superdiagonal = torch.ones(6, 6, dtype=torch.bool).tril(1)  # the gradient leak reads every key: half found
+    cases, outputs = _jacobian_outputs(None, {"gradient_leak": superdiagonal})
+    assert JACOBIAN.judge({}, cases, outputs).diagnosis == "threshold_too_high"
+
+
+def test_a_wrong_pattern_for_a_position_leak_names_its_query_and_key():
+    leak = next(c for c in JACOBIAN.cases({}, 1) if c.data.get("base") == bugs02.POSITION_LEAK)
+    wrong = torch.ones(5, 5, dtype=torch.bool).tril()
+    wrong[0, 4] = True  # no function here reads key 4 from query 0
+    cases, outputs = _jacobian_outputs(1, {leak.data["impl"]: wrong})
+    result = JACOBIAN.judge({}, cases, outputs)
+    assert result.diagnosis == "wrong_values"
+    want = np.tril(np.ones((5, 5), dtype=bool))
+    want[leak.data["query"], leak.data["key"]] = True  # the leak's own dependence
+    first = tuple(int(i) for i in np.argwhere(wrong.numpy() != want)[0])
+    assert result.feedback[1].params == {"case": leak.name, "i": first[0], "j": first[1],
+                                         "got": str(bool(wrong[first]))}
+    assert result.feedback[2] == Feedback("lab02.impl.position_leak",
+                                          {"query": leak.data["query"], "key": leak.data["key"]})
+
+
+def _witnessed(shape):
+    """Whether a base input and a copy with row 1 of the time axis changed show no_mask's leak."""
+    X = np.random.default_rng(0).normal(size=shape)
+    X2 = X.copy()
+    X2[..., 1, :] += 1.0  # output 0 reads key 1 without a mask
+    return lab02.leak_witnessed(Case("c", {}, data={"impl": "no_mask", "wseed": 3}), {"calls": [[X, X2]]})
+
+
+@pytest.mark.parametrize("shape,seen", [((64, 3), True), ((65, 3), False), ((4, 64), True), ((4, 65), False),
+                                        ((1, 4, 65), False), ((1, 1, 4, 3), True), ((1, 1, 1, 4, 3), False)])
+def test_the_trusted_rerun_takes_inputs_up_to_64_by_64_with_two_batch_dims(shape, seen):
+    assert _witnessed(shape) is seen
+
+
+def test_the_trusted_copies_are_kept_per_function_and_weights():
+    X = torch.randn(5, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+    X2 = X.clone()
+    X2[4] += 1.0
+    no_mask = lab02._trusted(bugs02.BY_NAME["no_mask"], 1)
+    attention = lab02._trusted(bugs02.BY_NAME["attention"], 1)
+    assert not torch.equal(no_mask(X)[0], no_mask(X2)[0])  # output 0 reads key 4
+    assert torch.equal(attention(X)[0], attention(X2)[0])
+    assert not torch.allclose(attention(X), lab02._trusted(bugs02.BY_NAME["attention"], 2)(X))  # other weights

@@ -209,7 +209,7 @@ class SelfAttention(Recorded):
 
 
 def _fmt(x: float) -> str:
-    return "nan" if not np.isfinite(x) else f"{x:.4g}"
+    return f"{x:.4g}"  # nan, inf and -inf as they are: a row with an infinite weight sums to inf, not nan
 
 
 class CausalAttention(Recorded):
