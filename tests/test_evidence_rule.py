@@ -392,3 +392,13 @@ def test_a_perturbation_test_that_vmaps_the_function_is_judged_not_a_grader_fail
     namespace = {"perturbation_test": perturbation_test, "torch": torch}
     (result,) = grade_lab(get_lab("lab02"), lambda call: run_call(namespace, call), only=["perturbation_test"])
     assert (result.status, result.points) == ("passed", 5.0), result.render("en")
+
+
+def test_the_graders_own_numpy_log_keeps_numeric_arrays_of_one_dimension_or_more():
+    """grader/remote.py logs numpy arrays: 1-D and up, of bool, int, uint or float, become float64 inputs."""
+    output = {"calls": [[np.array([[1.5, 2.0]], dtype=np.float32), np.array([3, 4], dtype=np.int64),
+                         np.array([5], dtype=np.uint8), np.array([True, False]), np.array(6.0),
+                         np.array([1 + 2j]), np.array(["a", "b"]), np.array([None], dtype=object)]]}
+    found = evidence.recorded_inputs(output)
+    assert [a.tolist() for a in found] == [[[1.5, 2.0]], [3.0, 4.0], [5.0], [1.0, 0.0]]
+    assert all(a.dtype == np.float64 for a in found)

@@ -500,3 +500,54 @@ def test_exports_carry_the_late_score(tmp_path, target, header):
         assert rows[1][2] == "4.8" and rows[1][3].startswith("causal_mask: 2/2; allowed_mask: 1/1")
     else:
         assert rows[1][5:12] == ["graded", "6", "yes", "2", "1.2", "4.8", "10"]
+
+
+# ---------------------------------------------------------------- where a time came from, and odd times
+@pytest.mark.parametrize("due, after, late", [(None, timedelta(days=3), False), (DUE, -timedelta(hours=1), False),
+                                              (DUE, timedelta(hours=1), True)])
+def test_the_source_of_a_time_is_kept_on_the_row(due, after, late):
+    found = lateness.assess(policy(due=due), 0, DUE_UTC + after, False, time_source="moodle_worksheet")
+    assert (found.late, found.time_source, found.time_unknown) == (late, "moodle_worksheet", False)
+
+
+@pytest.mark.parametrize("due, unknown", [(DUE, True), (None, False)])
+def test_an_unreadable_time_is_on_time_said_so_and_keeps_its_source(due, unknown):
+    found = lateness.assess(policy(due=due), 0, "the 10th, around noon", False)
+    assert found == lateness.Lateness(note="term.note.odd_timestamp", time_source="nbgrader_timestamp",
+                                      time_unknown=unknown)
+    given = lateness.assess(policy(due=due), 0, None, False, time_source="moodle_worksheet", odd=True)
+    assert (given.note, given.time_source, given.time_unknown) == ("term.note.odd_timestamp", "moodle_worksheet", unknown)
+
+
+def test_canvas_late_flag_under_an_extension_is_no_penalty_and_says_where_it_came_from():
+    found = lateness.assess(policy(), 2, None, True)
+    assert found == lateness.Lateness(True, None, 0.0, note="term.note.late_flag_extension", time_source="canvas_flag")
+
+
+# ---------------------------------------------------------------- overrides: every refusal names the file and line
+@pytest.mark.parametrize("lines, line, says", [
+    (["carol,causal_mask,1,"], 2, "unknown student 'carol'"),
+    (["ana,no_such_part,1,"], 2, "unknown exercise 'no_such_part'"),
+    (["ana,causal_mask,1,", "ana,causal_mask,3,"], 3, "points '3' for causal_mask must be a number between 0 and 2"),
+    (["ana,late_days,1.5,"], 2, "late_days must be a whole number, not '1.5'"),
+    (["ana,causal_mask,1,", "ana,causal_mask,2,"], 3, "ana causal_mask is already set on line 2"),
+])
+def test_every_overrides_refusal_names_the_file_and_line(tmp_path, lines, line, says):
+    path = overrides_file(tmp_path, *lines)
+    with pytest.raises(UsageError) as error:
+        overrides.load(path, {"ana", "bob"}, MAXIMA)
+    assert str(error.value).startswith(f"overrides {path} line {line}: {says}")
+
+
+@pytest.mark.parametrize("length, kept", [
+    (450, "r" * 450), (500, "r" * 500), (501, "r" * 500 + "…[+1 characters]"), (900, "r" * 500 + "…[+400 characters]")])
+def test_an_override_reason_is_kept_up_to_500_characters(tmp_path, length, kept):
+    found = load(tmp_path, "ana,causal_mask,1," + "r" * length)
+    assert found[("ana", "causal_mask")].reason == kept
+
+
+def test_an_overrides_file_without_a_reason_column_has_empty_reasons(tmp_path):
+    path = tmp_path / "short.csv"
+    path.write_text("student,exercise,points\nana,causal_mask,1\n", encoding="utf-8")
+    assert overrides.load(path, {"ana"}, MAXIMA) == {
+        ("ana", "causal_mask"): overrides.Override("ana", "causal_mask", 1.0, "", 2)}
