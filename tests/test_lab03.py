@@ -11,6 +11,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from autograder import Lab
+from autograder.exercise import Array
 from autograder.grading import grade_lab
 from autograder.labs import lab03
 from autograder.runtime import run_call
@@ -821,3 +822,21 @@ def test_the_faint_leak_is_far_above_rounding_and_below_a_loose_tolerance(vocab,
         assert 2e-4 < moved[t] < 1e-3, moved[t]  # seen at 1e-5 (plus rtol on logits of ~10), never at 1e-3
         assert torch.equal(moved[:t], torch.zeros(t)), "only position t leaks"
         assert torch.equal(model(ids)[:, :t], correct(ids)[:, :t])
+
+
+# ---------------------------------------------------------------- CausalSelfAttention: judging crafted outputs
+def _feedback(result):
+    return [(item.key, item.params) for item in result.feedback]
+
+
+def test_a_gap_just_above_the_tolerance_everywhere_names_the_first_entry():
+    """close_nan fails it, first_difference (which allows 1e-12 more) finds no entry: the first is named."""
+    exercise = lab03.LAB.exercise("CausalSelfAttention")
+    (case,) = exercise.cases({})[:1]
+    got = lab03.self_attention(*lab03.case_inputs(case)) + (lab03.ATOL + 5e-13)
+    result = exercise.judge_outputs({}, [case], [Array(got, "float32")])
+    assert (result.status, result.points, result.diagnosis) == ("failed", 0.0, "wrong_values")
+    assert _feedback(result) == [
+        ("common.failed", {"name": "CausalSelfAttention"}),
+        ("common.wrong_entry", {"case": case.name, "index": "0, 0, 0", "got": f"{got[0, 0, 0]:.4g}"}),
+        ("lab03.see_lab", {"section": "1"})]
