@@ -3,6 +3,7 @@ every diagnosis is triggered by a wrong implementation written here in torch (as
 write it), and the tiny decoders that grade prefix_test are tested themselves.
 """
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -11,6 +12,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from autograder import Lab
+from autograder.exercise import Array, Case
 from autograder.grading import grade_lab
 from autograder.labs import lab03
 from autograder.runtime import run_call
@@ -821,3 +823,370 @@ def test_the_faint_leak_is_far_above_rounding_and_below_a_loose_tolerance(vocab,
         assert 2e-4 < moved[t] < 1e-3, moved[t]  # seen at 1e-5 (plus rtol on logits of ~10), never at 1e-3
         assert torch.equal(moved[:t], torch.zeros(t)), "only position t leaks"
         assert torch.equal(model(ids)[:, :t], correct(ids)[:, :t])
+
+
+# ---------------------------------------------------------------- the grader's own helpers, called directly
+def test_f32_rounds_to_float32_and_computes_on_in_float64():
+    value = lab03.f32([0.1])
+    assert value.dtype == np.float64
+    assert value[0] == 0.100000001490116119384765625  # 13421773 / 2**27, the float32 nearest 0.1
+
+
+def test_encoded_arguments_keep_their_dtype_and_come_back_as_floats():
+    assert lab03.tensor_arg([[1, 2]], "int64") == {"__tensor__": [[1, 2]], "dtype": "int64"}
+    assert lab03.tensor_arg([0.5]) == {"__tensor__": [0.5], "dtype": "float32"}
+    for encoded, values in (({"__tensor__": [1, 3], "dtype": "int64"}, [1.0, 3.0]), ([1, 3], [1.0, 3.0]), (2, 2.0)):
+        back = lab03.arg_array(encoded)
+        assert back.dtype == np.float64 and back.tolist() == values, encoded
+
+
+def test_softmax_is_stable_row_by_row_and_quiet_on_a_row_without_keys():
+    x = np.array([[0.0, math.log(3.0)], [1000.0, 1000.0 + math.log(3.0)], [-np.inf, -np.inf]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # overflow in exp, or -inf - -inf, would warn
+        out = lab03.softmax(x)
+    # e^0 : e^ln3 = 1 : 3 whatever the row's offset; a row of -inf has no weights at all: NaN (as in torch)
+    np.testing.assert_allclose(out[:2], [[0.25, 0.75], [0.25, 0.75]], rtol=1e-12)
+    assert np.isnan(out[2]).all()
+
+
+@pytest.mark.parametrize("a,b,atol,equal", [
+    ([0.0], [0.5], 0.5, True),  # a gap of exactly atol passes (0.5 is exact in binary)
+    ([0.0], [0.5000001], 0.5, False),
+    ([np.nan], [np.nan], 0.0, True),
+    ([np.nan], [1.0], 1.0, False),
+    ([np.inf], [np.inf], 0.0, True),
+    ([-np.inf], [-np.inf], 0.0, True),
+    ([-np.inf], [np.inf], 1.0, False),
+    ([np.inf], [1.0], 1e9, False),
+    ([1.0], [np.inf], 1e9, False),
+    ([0.0, 0.0], [0.0, 0.0, 0.0], 1.0, False),  # shapes differ
+], ids=["gap-at-atol", "gap-above-atol", "nan-nan", "nan-number", "inf-inf", "minus-inf", "inf-minus-inf",
+        "inf-number", "number-inf", "shapes"])
+def test_close_nan_at_its_boundary_and_with_nan_and_inf(a, b, atol, equal):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # inf - inf is NaN: computed without a warning
+        assert lab03.close_nan(np.array(a), np.array(b), atol) is equal
+
+
+def test_the_default_mask_is_the_causal_one():
+    assert lab03.allowed_mask(3).tolist() == [[True, False, False], [True, True, False], [True, True, True]]
+
+
+def test_a_leak_line_needs_a_later_token_and_is_full_strength_by_default():
+    with pytest.raises(AssertionError):
+        lab03.position_leak_line(2, 2)
+    line = lab03.position_leak_line(1, 3)
+    assert "logits[:, 1] + extra[tokens[:, 3]]" in line and "faintly" not in line and str(lab03.FAINT) not in line
+
+
+def test_a_diagnosis_without_a_message_of_its_own_uses_the_shared_one():
+    result = lab03.LAB.exercise("CausalSelfAttention").diagnosed("off_by_one")  # no lab03.off_by_one message
+    assert [item.key for item in result.feedback] == ["common.failed", "diagnosis.off_by_one", "lab03.see_lab"]
+
+
+def test_decoders_are_the_graded_decoders_for_any_vocabulary_and_seed():
+    ids = ids_for(5, 6, seed=1)
+    made = lab03.decoders(vocab=5, seed=1)
+    assert set(made) == {"correct", *lab03.BUG_LINES}
+    for name, model in made.items():
+        same = lab03.decoder_function(None if name == "correct" else name, 5, 1)
+        assert model(ids).shape == (2, 6, 5) and torch.equal(model(ids), same(ids)), name
+
+
+# ---------------------------------------------------------------- CausalSelfAttention: its cases
+def _torch_reference(case, module_class=CausalSelfAttention):
+    """The output of the torch reference module above (or of a slip of it) on one case (float32)."""
+    x, state, heads, lengths, side = lab03.case_inputs(case)
+    module = module_class(x.shape[2], heads)
+    module.load_state_dict({key: torch.tensor(value, dtype=torch.float32) for key, value in state.items()})
+    with torch.no_grad():
+        out = module(torch.tensor(x, dtype=torch.float32), None if lengths is None else torch.tensor(lengths), side)
+    return out.double().numpy()
+
+
+def _feedback(result):
+    return [(item.key, item.params) for item in result.feedback]
+
+
+def _named(case):
+    """The name a case should have, written from what the case really passes to the module."""
+    x, _, heads, lengths, side = lab03.case_inputs(case)
+    B, T, d_model = x.shape
+    name = f"B={B}, T={T}, d_model={d_model}, n_heads={heads}"
+    if lengths is not None:
+        listed = "[" + ", ".join(str(n) for n in lengths) + "]"
+        name += f", lengths={f'tensor({listed})' if isinstance(case.call['kwargs']['lengths'], dict) else listed}"
+    if side == "left":
+        name += ", padding_side='left'"
+    return name
+
+
+def test_each_public_case_is_named_after_what_it_passes():
+    cases = lab03.LAB.exercise("CausalSelfAttention").cases({})
+    assert [case.name for case in cases] == [_named(case) for case in cases]
+    for case in cases:
+        x, state, heads, lengths, side = lab03.case_inputs(case)
+        assert case.call["init"] == [x.shape[2], heads] and state["q_proj.weight"].shape == (x.shape[2],) * 2
+        assert case.data["padding"] == (lengths is not None)
+        assert lengths is None or lengths.dtype.kind == "i"
+
+
+def test_lengths_given_as_a_tensor_reach_the_module_as_int64():
+    from autograder.runtime import decode_arg
+
+    cases = lab03.LAB.exercise("CausalSelfAttention").cases({}, seed=0)
+    tensors = [decode_arg(case.call["kwargs"])["lengths"] for case in cases
+               if isinstance(case.call["kwargs"].get("lengths"), dict)]
+    assert tensors and all(lengths.dtype == torch.int64 for lengths in tensors)  # a float index would raise
+
+
+def test_the_reference_weights_are_symmetric_of_scale_1_5_over_sqrt_d_model():
+    """1.5 times nn.Linear's own bound 1/sqrt(d_model): large enough that every slip moves the output."""
+    weights, biases = [], []
+    for case in lab03.LAB.exercise("CausalSelfAttention").cases({}, seed=0):
+        _, state, _, _, _ = lab03.case_inputs(case)
+        for layer in lab03.LAYERS:
+            weights.append(state[f"{layer}.weight"].ravel() * math.sqrt(state[f"{layer}.weight"].shape[0]))
+            biases.append(state[f"{layer}.bias"])
+    weights, biases = np.concatenate(weights), np.concatenate(biases)
+    assert -1.5 - 1e-6 <= weights.min() < -1.4 and 1.4 < weights.max() <= 1.5 + 1e-6  # 1e-6: float32 rounding
+    assert -0.5 <= biases.min() < -0.4 and 0.4 < biases.max() <= 0.5
+
+
+def test_the_hidden_attention_cases_follow_the_hidden_table_and_vary_within_their_ranges():
+    exercise = lab03.LAB.exercise("CausalSelfAttention")
+    public = exercise.cases({})
+    encodings = {"listed": [], "random": []}  # True where lengths come as a tensor
+    sides, heads, head_sizes, batches, lengths_seen, steps = [], set(), set(), set(), set(), set()
+    for seed in range(200):
+        cases = exercise.cases({}, seed=seed)
+        assert cases[:len(public)] == public
+        hidden = cases[len(public):]
+        assert all(case.public is False for case in hidden)  # the engine runs `public == False` cases last
+        assert [case.name for case in hidden] == [f"hidden B={B}, T={T}" for B, T, *_ in exercise.HIDDEN] + [
+            "random 1", "random 2"]
+        for case, (B, T, d_model, n_heads, lengths, side) in zip(hidden, exercise.HIDDEN):
+            x, _, got_heads, got_lengths, got_side = lab03.case_inputs(case)
+            assert (x.shape, got_heads) == ((B, T, d_model), n_heads)
+            assert (None if got_lengths is None else got_lengths.tolist(), got_side) == (lengths, side)
+            if lengths is not None:
+                encodings["listed"].append(isinstance(case.call["kwargs"]["lengths"], dict))
+        first, second = hidden[-2:]
+        assert "lengths" not in first.call["kwargs"] and "lengths" in second.call["kwargs"]
+        for case in (first, second):
+            x, _, n_heads, lengths, side = lab03.case_inputs(case)
+            B, T, d_model = x.shape
+            assert d_model % n_heads == 0
+            heads.add(n_heads)
+            head_sizes.add(d_model // n_heads)
+            batches.add(B)
+            steps.add(T)
+        assert all(1 <= n <= T for n in lengths)
+        lengths_seen.update("1" if n == 1 else "T" if n == T else "between" for n in lengths)
+        sides.append(side)
+        encodings["random"].append(isinstance(second.call["kwargs"]["lengths"], dict))
+    assert (heads, head_sizes, batches, steps) == ({1, 2, 4}, {2, 3}, {1, 2, 3}, set(range(2, 8)))
+    assert lengths_seen == {"1", "T", "between"}
+    # a coin decides the side (200 draws) and the encoding (1000 padded hidden cases, 200 random ones): about half each
+    assert set(sides) == {"left", "right"} and 0.4 < sides.count("left") / len(sides) < 0.6
+    for name, drawn in encodings.items():
+        assert 0.4 < sum(drawn) / len(drawn) < 0.6, name
+
+
+@pytest.mark.parametrize("B,heads", [(2, 2), (1, 2), (2, 1), (3, 1)])
+def test_the_batch_on_heads_slip_exists_exactly_where_it_runs_in_torch(B, heads):
+    case = lab03.module_case("slip", np.random.default_rng(0), B, 4, 2 * heads, heads, lengths=[2, 3, 4][:B],
+                             side="left")
+    inputs = lab03.case_inputs(case)
+    slipped = lab03.self_attention(*inputs, padding="batch_on_heads")
+    try:  # a (B, T, T) mask against (B, H, T, T) scores: with B != H (and B > 1) the heads axis grows to B
+        in_torch = _torch_reference(case, variant(padding="batch_on_heads"))
+    except RuntimeError:
+        in_torch = None
+    assert (slipped is None) == (in_torch is None)
+    if in_torch is None:  # what would have raised matches no output
+        assert not lab03.CausalSelfAttentionExercise.matches([inputs[0]], [inputs], {"padding": "batch_on_heads"})
+    else:
+        assert lab03.close_nan(lab03.real_rows(slipped, *inputs[3:]), lab03.real_rows(in_torch, *inputs[3:]), 1e-5)
+
+
+# ---------------------------------------------------------------- CausalSelfAttention: judging crafted outputs
+def test_a_module_that_cannot_take_the_weights_is_told_the_first_160_characters_of_why():
+    exercise = lab03.LAB.exercise("CausalSelfAttention")
+    cases = exercise.cases({})
+    message = "state_dict: " + "k" * 200
+    result = exercise.judge({}, cases, [{"error": {"type": "RuntimeError", "message": message}}] * len(cases))
+    assert (result.status, result.points, result.diagnosis) == ("failed", 0.0, "layers_missing")
+    assert _feedback(result) == [("common.failed", {"name": "CausalSelfAttention"}),
+                                 ("lab03.layers_missing", {"message": "state_dict: " + "k" * 148}),  # 12 + 148
+                                 ("lab03.see_lab", {"section": "1"})]
+
+
+@pytest.mark.parametrize("gap,passes", [(0.9e-5, True), (1.1e-5, False)])
+def test_outputs_are_compared_within_1e_5(gap, passes):
+    exercise = lab03.LAB.exercise("CausalSelfAttention")
+    cases = exercise.cases({})
+    values = [Array(lab03.self_attention(*lab03.case_inputs(case)) + gap, "float32") for case in cases]
+    result = exercise.judge_outputs({}, cases, values)
+    assert result.status == ("passed" if passes else "failed") and result.points == (5 if passes else 0)
+
+
+@pytest.mark.parametrize("gap,diagnosis", [(0.9e-4, "no_mask"), (1.1e-4, "wrong_values")])
+def test_a_slip_is_recognised_within_1e_4(gap, diagnosis):
+    exercise = lab03.LAB.exercise("CausalSelfAttention")
+    cases = exercise.cases({})
+    values = [Array(lab03.self_attention(*lab03.case_inputs(case), mask="none") + gap, "float32") for case in cases]
+    assert exercise.judge_outputs({}, cases, values).diagnosis == diagnosis
+
+
+def test_a_gap_just_above_the_tolerance_everywhere_names_the_first_entry():
+    """close_nan fails it, first_difference (which allows 1e-12 more) finds no entry: the first is named."""
+    exercise = lab03.LAB.exercise("CausalSelfAttention")
+    (case,) = exercise.cases({})[:1]
+    got = lab03.self_attention(*lab03.case_inputs(case)) + (lab03.ATOL + 5e-13)
+    result = exercise.judge_outputs({}, [case], [Array(got, "float32")])
+    assert (result.status, result.points, result.diagnosis) == ("failed", 0.0, "wrong_values")
+    assert _feedback(result) == [
+        ("common.failed", {"name": "CausalSelfAttention"}),
+        ("common.wrong_entry", {"case": case.name, "index": "0, 0, 0", "got": f"{got[0, 0, 0]:.4g}"}),
+        ("lab03.see_lab", {"section": "1"})]
+
+
+def test_the_wrong_entry_named_is_a_real_position_of_the_first_wrong_case():
+    exercise = lab03.LAB.exercise("CausalSelfAttention")
+    cases = exercise.cases({})
+    left, one_head = cases[5], cases[2]  # lengths=[3, 5] padded on the left; a plain case with one head
+    assert lab03.case_inputs(left)[4] == "left" and lab03.case_inputs(one_head)[2] == 1
+    padded, plain = _torch_reference(left), _torch_reference(one_head)
+    padded[0, :2] = 123.0  # the padding rows of sequence 0 (length 3 of T = 5): never compared
+    padded[0, 3, 1] += 0.5  # the first wrong real entry
+    plain[0, 0, 0] += 0.5  # one head wrong too: no slip, no "right with one head"
+    result = exercise.judge_outputs({}, [left, one_head], [Array(padded, "float32"), Array(plain, "float32")])
+    assert (result.status, result.points, result.diagnosis) == ("failed", 0.0, "wrong_values")
+    assert _feedback(result) == [
+        ("common.failed", {"name": "CausalSelfAttention"}),
+        ("common.wrong_entry", {"case": left.name, "index": "0, 3, 1", "got": f"{padded[0, 3, 1]:.4g}"}),
+        ("lab03.see_lab", {"section": "1"})]
+
+
+def test_a_nan_where_the_reference_is_zero_is_the_entry_named():
+    exercise = lab03.LAB.exercise("CausalSelfAttention")
+    public = exercise.cases({})[0]
+    call = {**public.call, "state": {key: lab03.tensor_arg(np.zeros(np.shape(value["__tensor__"])))
+                                     for key, value in public.call["state"].items()}}
+    case = Case("zero weights", call, data={"padding": False})  # every output, and every slip's, is exactly 0
+    got = np.zeros(lab03.case_inputs(case)[0].shape)
+    got[0, 1, 2] = np.nan
+    result = exercise.judge_outputs({}, [case], [Array(got, "float32")])
+    assert result.diagnosis == "wrong_values"
+    assert ("common.wrong_entry", {"case": "zero weights", "index": "0, 1, 2", "got": "nan"}) in _feedback(result)
+
+
+# ---------------------------------------------------------------- prefix_test: its cases
+def test_the_prefix_test_cases_are_labelled_after_their_decoder_and_marked_optional_when_buggy():
+    exercise = lab03.LAB.exercise("prefix_test")
+    public = exercise.cases({})
+    for case in exercise.cases({}, seed=3):
+        bug, leak = case.data["bug"], case.data["leak"]
+        label = bug if leak is None else f"position {leak[0]} reads token {leak[1]}"
+        label += ", faintly" if bug == lab03.FAINT_LEAK else ""
+        if not case.public:
+            label += f" (vocab_size={case.call['args'][1]}, T={case.call['kwargs']['T']})"
+        assert case.name == label
+        assert case.data["optional"] is (bug != "correct")  # the engine goes on after a buggy decoder's time-out
+    assert exercise.cases({}, seed=3)[:len(public)] == public
+
+
+def test_the_hidden_prefix_test_cases_vary_within_their_ranges():
+    exercise = lab03.LAB.exercise("prefix_test")
+    n_public = len(exercise.cases({}))
+    vocabularies, faint_tokens = set(), set()
+    for seed in range(200):
+        hidden = exercise.cases({}, seed=seed)[n_public:]
+        assert hidden and all(case.public is False for case in hidden)
+        vocabularies.add(hidden[0].call["args"][1])
+        (faint,) = [case.data["leak"] for case in hidden if case.data["bug"] == lab03.FAINT_LEAK]
+        assert 0 <= faint[0] < faint[1]
+        faint_tokens.add(faint[1])
+    assert vocabularies == set(range(5, 21))
+    assert faint_tokens == set(range(1, exercise.hidden_T))  # the faint leak may read any later token
+
+
+# ---------------------------------------------------------------- prefix_test: judging crafted outputs
+def batched_prefix_test(rows, length, negative=False):
+    """One call: row 0 is the base, row t + 1 changes every token after t; ids below 0 with `negative`."""
+    def prefix_test_in_one_call(model_fn, vocab_size, T=8, seed=0):
+        base = torch.randint(0, vocab_size, (length,), generator=torch.Generator().manual_seed(seed))
+        ids = base.repeat(rows, 1)  # (rows, length)
+        for t in range(T - 1):
+            ids[t + 1, t + 1:] = (base[t + 1:] + 1) % vocab_size
+        out = model_fn(ids - vocab_size if negative else ids)  # (rows, length, vocab)
+        return all(torch.allclose(out[t + 1, : t + 1], out[0, : t + 1], atol=1e-5) for t in range(T - 1))
+
+    return prefix_test_in_one_call
+
+
+@pytest.fixture(scope="module")
+def public_runs():
+    """The public cases and what a right test (one batched call) and `always_true` return on each."""
+    cases = lab03.LAB.exercise("prefix_test").cases({})
+    return cases, {name: [run_call({"prefix_test": test}, case.call) for case in cases]
+                   for name, test in (("right", batched_prefix_test(8, 8)), ("always_true", always_true))}
+
+
+def test_a_full_pass_says_every_leak_was_caught(public_runs):
+    cases, runs = public_runs
+    result = lab03.LAB.exercise("prefix_test").judge({}, cases, runs["right"])
+    assert (result.status, result.points) == ("passed", 5.0)
+    assert _feedback(result) == [("common.passed", {"name": "prefix_test"}), ("lab03.caught_all", {})]
+
+
+def test_a_rejection_without_any_recorded_call_earns_nothing(public_runs):
+    cases, runs = public_runs
+    outputs = [{key: value for key, value in output.items() if key != "calls"} for output in runs["right"]]
+    result = lab03.LAB.exercise("prefix_test").judge({}, cases, outputs)
+    assert (result.points, result.diagnosis) == (0.0, "no_evidence")
+
+
+@pytest.mark.parametrize("value,key,got", [(None, "lab03.returned_none", "NoneType"),
+                                           ("causal", "common.wrong_shape", "str")])
+def test_an_answer_that_is_not_a_bool_is_told_what_came_back(public_runs, value, key, got):
+    cases, runs = public_runs
+    outputs = [{"ok": value}] + runs["right"][1:]  # the correct decoder's case comes first
+    result = lab03.LAB.exercise("prefix_test").judge({}, cases, outputs)
+    assert (result.status, result.points, result.diagnosis) == ("failed", 0.0, "wrong_type")
+    assert _feedback(result) == [("common.failed", {"name": "prefix_test"}),
+                                 (key, {"case": "correct", "expected": "bool", "got": got}),
+                                 ("lab03.wrong_type", {})]
+
+
+@pytest.mark.parametrize("failure,crash", [
+    ({"error": {"type": "AssertionError", "message": "leak " + "!" * 300}},
+     {"type": "AssertionError", "message": "leak " + "!" * 155}),  # 5 + 155 = 160 characters
+    ({"timeout": True}, {"type": "timeout", "message": ""}),
+], ids=["raised", "timed-out"])
+def test_a_crash_on_one_decoder_is_reported_after_every_other_miss(public_runs, failure, crash):
+    cases, runs = public_runs
+    outputs = [failure if case.data["bug"] == "no_mask" else output for case, output in zip(cases, runs["always_true"])]
+    result = lab03.LAB.exercise("prefix_test").judge({}, cases, outputs)
+    (faint,) = [case.data["leak"] for case in cases if case.data["bug"] == lab03.FAINT_LEAK]
+    assert (result.status, result.points, result.diagnosis) == ("failed", 0.0, "crashes")
+    assert _feedback(result) == [
+        ("common.failed", {"name": "prefix_test"}),
+        ("lab03.passed_checks", {"caught": 0, "total": 5}),
+        ("lab03.missed.off_by_one", {}), ("lab03.missed.time_axis_norm", {}), ("lab03.missed.shifted_input", {}),
+        ("lab03.missed.positions", {"positions": "0, 1, 2, 3, 4, 5, 6"}),  # every t of T = 8 has a leak
+        ("lab03.missed.faint_leak", {"position": faint[0], "token": faint[1]}),
+        ("lab03.crashes", {"bug": "no_mask", **crash}),
+        ("lab03.see_lab", {"section": "3"})]
+
+
+# The grader replays a test's calls only on token ids of at most 64 x 64, within the vocabulary.
+@pytest.mark.parametrize("rows,length,negative,points", [(64, 8, False, 5), (65, 8, False, 0), (8, 64, False, 5),
+                                                         (8, 65, False, 0), (8, 8, True, 0)],
+                         ids=["64-rows", "65-rows", "64-tokens", "65-tokens", "ids-below-0"])
+def test_calls_beyond_the_replayed_sizes_are_no_evidence(rows, length, negative, points):
+    result = grade({**solved(), "prefix_test": batched_prefix_test(rows, length, negative)},
+                   exercise="prefix_test")["prefix_test"]
+    assert (result.points, result.diagnosis) == (points, None if points else "no_evidence"), result.render("en")
