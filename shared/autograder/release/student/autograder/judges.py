@@ -187,7 +187,7 @@ class SelfAttention(Recorded):
         index = next(i for i, ok in enumerate(right) if not ok)
         lengths, side = records[index]["lengths"], records[index]["side"]
         position = first_difference(np.nan_to_num(compared_rows(got[index], lengths, side), nan=1e30),
-                                    compared_rows(want[index], lengths, side), atol) or (0,)
+                                    compared_rows(want[index], lengths, side), atol) or (0,) * got[index].ndim
         return self.result(0, "failed", Feedback("common.failed", {"name": self.id}),
                            Feedback("common.wrong_entry", {"case": cases[index].name,
                                                            "index": ", ".join(map(str, position)),
