@@ -260,6 +260,9 @@ SLIPS = [
      "wrong triangle", "triángulo equivocado"),
     ("sliding_window_mask", "diagonal_masked", lambda T, W: _window_band(T, W, W - 1, -1),
      "also blocks the diagonal", "bloquea la diagonal"),
+    # the diagonal dropped but W keys kept: the window slid one key back (i - W … i - 1)
+    ("sliding_window_mask", "diagonal_masked", lambda T, W: _window_band(T, W, W, -1),
+     "also blocks the diagonal", "bloquea la diagonal"),
     ("sliding_window_mask", "off_by_one", lambda T, W: _window_band(T, W, W - 2, 1),
      "query i also reads key i + 1", "la query i lee también la key i + 1"),
 ]
@@ -338,3 +341,79 @@ def test_a_mask_wrong_for_one_size_of_the_taught_range_fails_for_every_seed(exer
 def test_hidden_cases_depend_on_the_seed_and_the_exercise_only():
     for exercise in lab01.EXERCISES:
         assert [c.call for c in exercise.cases({}, 5)] == [c.call for c in exercise.cases({"anything": 1}, 5)]
+
+
+def test_every_case_is_either_public_or_hidden():
+    # The grader runs the cases whose `public == True`, then those whose `public == False`:
+    # a case flagged with anything else (None, say) would never be run.
+    for exercise in lab01.EXERCISES:
+        for seed in (None, 3):
+            flags = {type(case.public) for case in exercise.cases({}, seed)}
+            assert flags == {bool}, (exercise.id, seed, flags)
+
+
+def _wrong_dtype_for_tensor_lengths(lengths, T):
+    mask = padding_mask(lengths, T)
+    return mask.long() if torch.is_tensor(lengths) else mask
+
+
+def _wrong_dtype_for_list_lengths(lengths, T):
+    mask = padding_mask(lengths, T)
+    return mask if torch.is_tensor(lengths) else mask.long()
+
+
+def _window_wrong_shape_at(size):
+    def function(T, W):
+        mask = sliding_window_mask(T, W)
+        return mask[None] if (T, W) == size else mask
+    return function
+
+
+# The public cases a student's own check runs, named in its feedback as the student would call them.
+PUBLIC_CALLS = [
+    ("padding_mask", _wrong_dtype_for_list_lengths, "for padding_mask([3, 5, 1], 5) expected bool (3, 1, 1, 5)"),
+    ("padding_mask", _wrong_dtype_for_tensor_lengths, "for padding_mask(torch.tensor([2, 4]), 4) expected bool (2, 1, 1, 4)"),
+    ("sliding_window_mask", _window_wrong_shape_at((6, 3)), "for sliding_window_mask(6, 3) expected bool (6, 6)"),
+    ("sliding_window_mask", _window_wrong_shape_at((5, 1)), "for sliding_window_mask(5, 1) expected bool (5, 5)"),
+    ("sliding_window_mask", _window_wrong_shape_at((4, 4)), "for sliding_window_mask(4, 4) expected bool (4, 4)"),
+    ("sliding_window_mask", _window_wrong_shape_at((3, 5)), "for sliding_window_mask(3, 5) expected bool (3, 3)"),
+]
+
+
+@pytest.mark.parametrize("exercise,function,english", PUBLIC_CALLS, ids=[p[2][4:p[2].index(")") + 1] for p in PUBLIC_CALLS])
+def test_each_public_case_is_checked_and_named_as_called(exercise, function, english):
+    result = grade(with_(exercise, function), exercise=exercise)[exercise]
+    assert result.status == "failed" and result.diagnosis == "wrong_shape"
+    assert english in result.render("en")
+
+
+def test_the_hidden_windows_are_every_window_of_the_taught_range():
+    # Chapter 09's windows: T = 1 … 10 and W = 1 … T + 1 (W = T + 1 is wider than the sequence: causal).
+    taught = {(T, W) for T in range(1, 11) for W in range(1, T + 2)}
+    assert len(taught) == 65  # 2 + 3 + … + 11
+    exercise = next(e for e in lab01.EXERCISES if e.id == "sliding_window_mask")
+    for seed in (0, 9):
+        hidden = [tuple(case.call["args"]) for case in exercise.cases({}, seed) if not case.public]
+        assert sorted(hidden) == sorted(taught)
+
+
+@pytest.mark.parametrize("exercise", ["padding_mask", "combined_mask"])
+def test_hidden_lengths_include_a_tensor_batch_padded_down_to_one_token(exercise):
+    # every sequence holds one real token and T > 1: the mask of each row is a single True
+    exercise = next(e for e in lab01.EXERCISES if e.id == exercise)
+    for seed in (0, 9):
+        tensors = [(case.call["args"][0]["__tensor__"], case.call["args"][1])
+                   for case in exercise.cases({}, seed) if not case.public and isinstance(case.call["args"][0], dict)]
+        assert any(T > 1 and len(lengths) > 1 and set(lengths) == {1} for lengths, T in tensors), tensors
+
+
+@pytest.mark.parametrize("narrow_at,seed", [(1, None), (2, 0)], ids=["W=1-public", "W=2-hidden"])
+def test_a_window_too_narrow_for_the_smallest_windows_is_named(narrow_at, seed):
+    # W = 1 too narrow keeps no key at all (an all-False mask); W = 2 too narrow keeps the diagonal alone.
+    def function(T, W):
+        return _window_band(T, W, W - 2, 0) if W == narrow_at else sliding_window_mask(T, W)
+
+    result = grade(with_("sliding_window_mask", function), exercise="sliding_window_mask", seed=seed)
+    result = result["sliding_window_mask"]
+    assert result.diagnosis == "window_too_narrow", result.render("en")
+    assert f"with W = {narrow_at}," in result.render("en")
