@@ -3,7 +3,9 @@
 Wrong answers are built here with plain numpy, independently of the exercise
 definitions, the way a student would get them on paper.
 """
+import itertools
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -271,3 +273,81 @@ def test_wrong_but_possible_weights_still_carry_their_error_forward():
         assert np.abs(weights.sum(axis=1) - 1).max() <= 0.011
         result = _carried(weights.tolist(), np.round(weights @ V, 2).tolist())
         assert result.points == 2 and result.diagnosis == "carried_forward", (weights, result.render("en"))
+
+
+# ---------------------------------------------------------------- the helpers a grade rests on, at their edges
+def test_could_be_weights_at_the_edges_of_rounding():
+    """HALF_HUNDREDTH = 0.0051: a negative or a future weight of exactly that still rounds from 0; more does not.
+    Each row below sums to exactly 1.0 in floating point (1.0051 - 0.0051, 0.9949 + 0.0051)."""
+    rest = [[0.5, 0.5, 0.0], [0.5, 0.25, 0.25]]
+    assert lab00.could_be_weights([[1.0, 0.0, 0.0], [1.0051, -0.0051, 0.0], rest[1]])
+    assert not lab00.could_be_weights([[1.0, 0.0, 0.0], [1.0052, -0.0052, 0.0], rest[1]])
+    assert lab00.could_be_weights([[0.9949, 0.0051, 0.0], *rest])
+    assert not lab00.could_be_weights([[0.9948, 0.0052, 0.0], *rest])
+    # weight on a key just above the diagonal only (k=1, not k=2): entries (0, 1) and (1, 2)
+    assert not lab00.could_be_weights([[0.5, 0.5, 0.0], [0.5, 0.0, 0.5], [0.5, 0.25, 0.25]])
+
+
+@pytest.mark.parametrize("weights", [
+    [[1.0, 0.0], [0.5, 0.5], [0.5, 0.5]],  # 3 x 2: non-negative, zero above the diagonal, rows sum to 1
+    [[1.0, 0.0, 0.0, 0.0], [0.5, 0.5, 0.0, 0.0]],  # 2 x 4, the same
+    [1.0, 0.0, 0.0],  # one row, not a matrix
+    [[1.0, 0.0, 0.0], [0.5, 0.5, 0.0], [float("nan")] * 3],
+    [[1.0, 0.0, 0.0], [0.5, 0.5, 0.0], [math.inf, 0.0, 0.0]],
+], ids=["3x2", "2x4", "1-D", "nan", "inf"])
+def test_could_be_weights_refuses_what_is_no_square_finite_matrix(weights):
+    assert lab00.could_be_weights(weights) is False
+
+
+@pytest.mark.parametrize("a,b", [
+    ([[math.nan] * 3], [[0.0] * 3]),  # the diagonal_masked weights' row 0 against a row of (almost) zeros
+    ([[math.nan, 0.0]], [[0.0, 0.0]]),
+    ([[-math.inf]], [[math.inf]]),
+    ([[-math.inf]], [[0.0]]),
+    ([[math.inf]], [[0.0]]),
+], ids=["nan-row", "nan-entry", "-inf-inf", "-inf-0", "inf-0"])
+def test_max_gap_keeps_nan_and_infinities_far_from_every_answer(a, b):
+    # every answer here is within +-100, so "far" is a gap above 1000, either way round
+    assert lab00._max_gap(a, b) > 1000
+    assert lab00._max_gap(b, a) > 1000
+
+
+@pytest.mark.parametrize("student,closest_is_a_slip_pair", [("s0", False), ("s5", True)])
+def test_a_gap_of_exactly_distinct_is_not_well_separated(monkeypatch, student, closest_is_a_slip_pair):
+    """_well_separated refuses a problem whose closest answers differ by DISTINCT or less, not only by less.
+
+    The gaps are the problem's inputs here (taken from the exercises' own slips); what is checked is the
+    boundary: DISTINCT set to the closest gap refuses the problem, one float below accepts it. For s0 the
+    closest gap is between the right answer and a slip, for s5 between two slips (measured: 0.0893 < 0.164
+    and 0.0554 < 0.0596)."""
+    problem = lab00.variant(student)
+    to_right, between = [], []
+    for exercise in (lab00.QKScores(), lab00.ScaledScores(), lab00.AttentionWeights(), lab00.AttentionOutput()):
+        right = exercise.reference(problem)
+        slipped = [slip for _, slip in exercise.slips(problem)]
+        to_right += [np.abs(np.nan_to_num(s, nan=1e6) - right).max() for s in slipped]
+        between += [np.abs(np.nan_to_num(x, nan=1e6) - np.nan_to_num(y, nan=1e6)).max()
+                    for x, y in itertools.combinations(slipped, 2)]
+    assert (min(between) < min(to_right)) == closest_is_a_slip_pair
+    closest = min(to_right + between)
+    monkeypatch.setattr(lab00, "DISTINCT", closest)
+    assert lab00._well_separated(problem) is False
+    monkeypatch.setattr(lab00, "DISTINCT", np.nextafter(closest, 0))
+    assert lab00._well_separated(problem) is True
+
+
+def test_softmax_rows_is_stable_for_large_and_far_apart_rows():
+    """As torch.softmax: each row is shifted by its own maximum, so large scores neither overflow nor underflow."""
+    got = lab00.softmax_rows(np.array([[1000.0, 1000.0], [-1000.0, -1000.0], [0.0, NEG]]))
+    assert np.array_equal(got, [[0.5, 0.5], [0.5, 0.5], [1.0, 0.0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # and silently: no RuntimeWarning in the student's notebook
+        assert np.isnan(lab00.softmax_rows(np.array([[NEG, NEG]]))).all()  # an all-blocked row gives NaN
+
+
+def test_the_context_keeps_the_typed_id_trimmed(capsys):
+    """The grader compares ctx["student_id"] with the submitter (id mismatch) and show_problem prints it."""
+    ctx, problem_ = lab00.make_context({"STUDENT_ID": "  Ana  "})
+    assert problem_ is None and ctx["student_id"] == "Ana"
+    Lab("lab00", lang="en").show_problem({"STUDENT_ID": "  Ana  "})
+    assert "Ana" in capsys.readouterr().out
