@@ -8,6 +8,7 @@ hand them. Also: what counts as "blocked" in an additive mask (-1e4 and below: -
 """
 import json
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -16,6 +17,7 @@ from autograder import Lab
 from autograder.exercise import (Array, Case, Exercise, Feedback, Opaque, Result, TooLarge, close, decode, describe,
                                  first_difference, fmt_number, shape_mismatch, value_mismatch)
 from autograder.labs import get_lab, lab00
+from autograder.labs.tensors import TensorExercise, mask_of, softmax
 
 NEG = -math.inf
 SEED = 20261
@@ -89,6 +91,41 @@ def test_close_on_infinities_and_nan(a, b, same):
         assert first_difference(np.array([0.0, a]), np.array([0.0, b]), 0.5) == (1,)
 
 
+def test_close_reads_booleans_and_integers_as_numbers():
+    # numpy can neither subtract booleans nor take their sign: close must read them as 0.0 and 1.0
+    flags = np.array([True, False])
+    assert close(flags, flags, 0.0)
+    assert close(flags, np.array([1.0, 0.0]), 0.0) and close(np.array([1.0, 0.0]), flags, 0.0)
+    assert not close(flags, np.array([1.0, 1.0]), 0.0) and not close(np.array([0.0, 0.0]), flags, 0.0)
+    assert close(np.array([1, 2]), np.array([1.0, 2.0]), 0.0)
+
+
+def test_close_and_softmax_on_infinities_print_no_numpy_warning():
+    # inf - inf, -inf - (-inf) and a shift that overflows would print a RuntimeWarning into the grader's output
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert close([math.inf, NEG], [math.inf, NEG], 0.0)
+        assert np.isnan(softmax(np.array([NEG, NEG]))).all()  # nothing allowed: NaN, as torch.softmax gives
+        assert softmax(np.array([1.7e308, -1.7e308])).tolist() == [1.0, 0.0]  # the shift is -3.4e308: -inf
+
+
+def test_softmax_shifts_each_row_by_its_own_maximum():
+    # exp(1000) overflows: only subtracting the maximum keeps [1000, 0] finite; a row shifted by another
+    # row's maximum (1000) would underflow to 0 / 0. Row 1 by hand: e^0 / (e^0 + e^1), e^1 / (e^0 + e^1).
+    got = softmax(np.array([[1000.0, 0.0], [0.0, 1.0]]))
+    e = math.e
+    assert np.allclose(got, [[1.0, 0.0], [1 / (1 + e), e / (1 + e)]], rtol=0, atol=1e-15)
+    # along the other axis (lab02's wrong_axis slip): each column by its own maximum
+    assert np.allclose(softmax(np.array([[1000.0, 0.0], [0.0, 1.0]]), axis=-2),
+                       [[1.0, 1 / (1 + e)], [0.0, e / (1 + e)]], rtol=0, atol=1e-15)
+
+
+@pytest.mark.parametrize("T, k", [(1, 0), (3, 0), (4, 1), (4, -1)])
+def test_mask_of_is_zero_where_a_key_is_allowed_and_minus_infinity_elsewhere(T, k):
+    want = [[0.0 if j <= i + k else NEG for j in range(T)] for i in range(T)]
+    assert mask_of(T, k).tolist() == want
+
+
 def test_first_difference_is_the_first_entry_outside_the_tolerance_in_row_major_order():
     want = np.zeros((3, 4))
     got = want.copy()
@@ -122,6 +159,14 @@ def test_decoding_what_the_worker_sends():
     assert nested[0] == 1 and isinstance(nested[1]["a"], Array)
     assert (number, text) == (7, "text")
     assert decode({"__object__": "X"}) == Opaque("X", "")
+
+
+def test_decoded_values_are_float64_or_bool_whatever_numbers_arrive():
+    # a numpy mask comes back as booleans, like a torch mask; JSON integers (a forged or older worker) as floats
+    numpy_mask = decode({"__tensor__": [True, False], "dtype": "numpy.bool", "shape": [2]})
+    assert numpy_mask.values.dtype == bool and numpy_mask.values.tolist() == [True, False]
+    integers = decode({"__tensor__": [1, 2, 3, 4], "dtype": "int64", "shape": [2, 2]})
+    assert integers.values.dtype == np.float64 and integers.values.tolist() == [[1.0, 2.0], [3.0, 4.0]]
 
 
 @pytest.mark.parametrize("dtype, is_bool, is_float", [
@@ -237,6 +282,41 @@ def test_a_diagnosis_takes_the_labs_own_message_first_and_points_to_the_section(
     assert exercise.diagnosed("decimal_comma").feedback[1].key == "lab00.decimal_comma"  # lab00 has its own
     exercise.section = ""
     assert [f.key for f in exercise.diagnosed("decimal_comma").feedback] == ["common.failed", "lab00.decimal_comma"]
+
+
+def test_a_diagnosis_carries_its_message_parameters():
+    result = Doubling().diagnosed("off_by_one", points=1, k=2)
+    assert result.feedback == [Feedback("common.failed", {"name": "doubling"}),
+                               Feedback("diagnosis.off_by_one", {"k": 2}),
+                               Feedback("common.see_section", {"section": "01 §2"})]
+    assert (result.points, result.status, result.diagnosis) == (1.0, "failed", "off_by_one")
+
+
+class Scalar(TensorExercise):
+    """A tensor exercise whose answer is a 0-d tensor (a loss, say): 0.5 exactly."""
+
+    id = "scalar"
+    lab = "lab00"
+    expected_kind = "float"
+
+    def cases(self, ctx, seed=None):
+        return [Case("scalar()", {"kind": "call", "target": "scalar", "args": []})]
+
+    def expected(self, case):
+        return np.array(0.5)
+
+
+def test_a_wrong_0d_tensor_is_a_wrong_entry_without_an_index():
+    exercise = Scalar()
+    cases = exercise.cases({})
+    def scalar(x):  # as the worker sends a 0-d tensor: one number, no sizes
+        return {"ok": {"__tensor__": [x], "dtype": "float32", "shape": []}}
+
+    assert exercise.judge({}, cases, [scalar(0.5)]).status == "passed"
+    result = exercise.judge({}, cases, [scalar(0.25)])
+    assert (result.status, result.points, result.diagnosis) == ("failed", 0.0, "wrong_values")
+    # a 0-d tensor has no index: the position is empty
+    assert result.feedback[1] == Feedback("common.wrong_entry", {"case": "scalar()", "index": "", "got": "0.25"})
 
 
 def test_passed_gives_every_point_and_a_result_is_plain_data():

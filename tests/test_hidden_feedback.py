@@ -199,6 +199,17 @@ def test_a_public_time_out_or_crash_names_its_case():
     assert late.feedback == [Feedback("grader.submission_time_limit", {"name": "counted", "seconds": 99.0})]
 
 
+def test_a_hidden_case_cut_by_the_submissions_time_limit_says_only_that():
+    exercise = Counted()
+    hidden_case = exercise.cases({})[2]
+    out_of_time = session_with(-0.1)  # 0.1 s over the submission's limit
+    full = engine._failure_result(exercise, "timeout", hidden_case, LIMITS, out_of_time, {"timeout": True})
+    hidden = engine._hidden_failure(exercise, "timeout", LIMITS, full)
+    # the exercise and the submission's limit are no input: nothing to hide, and not the exercise's own limit
+    assert hidden.feedback == [Feedback("grader.submission_time_limit", {"name": "counted", "seconds": 99.0})]
+    assert (hidden.status, hidden.points, hidden.revealed) == ("timeout", 0.0, None)
+
+
 def test_safe_feedback_carries_only_names_sections_and_seconds():
     assert engine._safe(Feedback("common.see_section", {"section": "02 §0"}))
     assert engine._safe(Feedback("grader.time_limit", {"seconds": 3}))
