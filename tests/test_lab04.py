@@ -496,3 +496,15 @@ def test_a_gap_just_above_the_tolerance_everywhere_names_the_first_entry():
     assert [(item.key, item.params) for item in result.feedback][1] == \
         ("common.wrong_entry", {"case": "chunk 3 of (1, 3, 3), T=7", "index": "0, 0, 0, 0",
                                 "got": f"{out[0, 0, 0, 0]:.4g}"})
+
+
+def test_a_slip_with_no_key_left_gives_nan_rows_without_a_numpy_warning():
+    """The grader's output carries no numpy warning: a slip's all-blocked row (diagonal blocked, no cache) is NaN, quietly."""
+    import warnings
+
+    q = k = np.ones((2, 3))  # (T, d_k)
+    v = np.arange(4.0).reshape(2, 2)  # (T, d_v)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = lab04.attend(q, k, v, mask="diagonal_masked")  # (T, d_v)
+    assert np.isnan(out[0]).all() and out[1].tolist() == [0.0, 1.0]  # row 1 reads key 0 only
