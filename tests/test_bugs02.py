@@ -11,18 +11,11 @@ import torch
 from autograder.labs import bugs02, lab02
 from autograder.runtime import compile_function, decode_arg
 
-pytestmark = pytest.mark.lab02
+pytestmark = [pytest.mark.lab02, pytest.mark.usefixtures("one_torch_thread")]
 
 LEAKS = [bugs02.position_leak, bugs02.faint_leak]
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    """Tensors of a few dozen numbers: a second thread only waits for CPU on a busy machine (20 ms become 400)."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
 
 
 def _worker_function(impl, wseed=0):

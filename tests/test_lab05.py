@@ -16,16 +16,9 @@ from autograder.grading import grade_lab
 from autograder.labs import lab05
 from autograder.runtime import run_call
 
-pytestmark = pytest.mark.lab05
+pytestmark = [pytest.mark.lab05, pytest.mark.usefixtures("one_torch_thread")]
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    """Tensors of a few dozen numbers: a second thread only waits for CPU on a busy machine."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
 
 
 # ---------------------------------------------------------------- a correct student
