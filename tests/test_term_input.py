@@ -502,7 +502,7 @@ def test_canvas_submissions_that_name_no_one_or_no_time_are_skipped_and_the_late
             {"user_id": None, "submitted_at": "2026-12-09T08:00:00Z"},
             {"user_id": 5.0, "submitted_at": "2026-12-09T08:00:00Z"},
             {"user_id": 5, "submitted_at": "yesterday"},
-            {"user_id": 5, "submitted_at": "2026-12-09T08:00:00z"},  # ISO 8601 writes Z upper case
+            {"user_id": 5, "submitted_at": "2026-12-09T12:00:00z"},  # ISO 8601 writes Z upper case: not the latest
             {"user_id": 5, "submitted_at": "2026-12-09T10:00:00Z"},
         ]},
         {"user_id": 6, "submitted_at": "2026-12-11T11:30:00+01:00"},  # an offset written is kept
