@@ -413,6 +413,12 @@ def test_an_unknown_header_names_the_formats(tmp_path):
     ("Friday, 11 December 2026, 12:05 PM", "2026-12-11T12:05:00+01:00"),  # 12 PM is noon
     ("Friday, 5 June 2026, 9:05 AM", "2026-06-05T09:05:00+02:00"),  # summer time in the zone
     ("2026-12-10T23:00:00Z", "2026-12-10T23:00:00+00:00"),
+    ("Friday, 11 December 2026, 1:05 AM", "2026-12-11T01:05:00+01:00"),  # 1 is the lowest 12-hour hour
+    ("Friday, 11 December 2026, 1:05 pm", "2026-12-11T13:05:00+01:00"),
+    ("2026-12-10T23:00:00", "2026-12-10T23:00:00+01:00"),  # ISO without an offset is read in the zone
+    ("2026-12-10T23:00:00+05:30", "2026-12-10T23:00:00+05:30"),  # an offset written is kept
+    # 52 + len(", 10 December 2026, 11:59 PM") = 52 + 28 = 80 characters: just inside the cap
+    ("X" * 52 + ", 10 December 2026, 11:59 PM", "2026-12-10T23:59:00+01:00"),
 ])
 def test_moodle_worksheet_dates(text, iso):
     from zoneinfo import ZoneInfo
@@ -422,8 +428,13 @@ def test_moodle_worksheet_dates(text, iso):
     assert times.parse_moodle_date(text, ZoneInfo("Europe/Berlin")).isoformat() == iso
 
 
-@pytest.mark.parametrize("text", ["-", "", "Dienstag, 10. Dezember 2026, 23:59", "Friday, 31 February 2026, 9:05 AM",
-                                  "Friday, 11 December 2026, 13:05 PM"])
+@pytest.mark.parametrize("text", [
+    "-", "", "Dienstag, 10. Dezember 2026, 23:59", "Friday, 31 February 2026, 9:05 AM",
+    "Friday, 11 December 2026, 13:05 PM", "Friday, 11 December 2026, 0:05 AM",  # 12-hour hours are 1..12
+    "Friday, 11 Decembre 2026, 9:05 AM",  # no English month
+    "X" * 53 + ", 10 December 2026, 11:59 PM",  # 81 characters: just outside the cap
+    "2026-12-10T23:00:00z",  # ISO 8601 writes its zone letter Z upper case (Python 3.11 reads only that)
+])
 def test_moodle_dates_that_are_no_time(text):
     from datetime import timezone
 
@@ -447,6 +458,125 @@ def test_submission_times_files():
     assert form == "csv" and {k: v.isoformat() for k, v in found.items()} == {"s1": "2026-12-11T10:00:00+00:00"}
     with pytest.raises(times.TimesError):
         times.read_times(b"who,when\n", timezone.utc)
+
+
+def test_a_zone_is_named_as_the_tz_database_names_it():
+    from zoneinfo import ZoneInfo
+
+    from autograder.term import times
+
+    assert times.zone_named("Europe/Berlin") == ZoneInfo("Europe/Berlin")
+    with pytest.raises(ValueError) as error:
+        times.zone_named("Mars/Olympus")
+    assert str(error.value) == "'Mars/Olympus' is no tz database zone (such as Europe/Berlin or America/New_York)"
+
+
+_CANVAS_SUBMISSIONS = '[{"user_id": 77, "submitted_at": "2026-12-11T10:00:00Z"}]'
+
+
+@pytest.mark.parametrize("body", [
+    _CANVAS_SUBMISSIONS,
+    " \r\n" + _CANVAS_SUBMISSIONS,  # blank space before the JSON
+    "while(1);" + _CANVAS_SUBMISSIONS,
+    '\n while(1);\n {"submissions": ' + _CANVAS_SUBMISSIONS + "}",  # the object form, after the guard and space
+])
+def test_a_canvas_answer_in_each_wrapping(body):
+    from datetime import timezone
+
+    from autograder.term import times
+
+    form, found = times.read_times(body.encode(), timezone.utc)
+    assert form == "canvas_api" and {k: v.isoformat() for k, v in found.items()} == {"77": "2026-12-11T10:00:00+00:00"}
+
+
+def test_canvas_submissions_that_name_no_one_or_no_time_are_skipped_and_the_latest_wins():
+    from datetime import timezone
+
+    from autograder.term import times
+
+    api = [
+        "not a submission",
+        {"user_id": 5, "submissions": [  # the grouped form: each skipped one is followed by a good one
+            7,
+            {"user_id": True, "submitted_at": "2026-12-09T08:00:00Z"},  # a bool is no user id
+            {"user_id": None, "submitted_at": "2026-12-09T08:00:00Z"},
+            {"user_id": 5.0, "submitted_at": "2026-12-09T08:00:00Z"},
+            {"user_id": 5, "submitted_at": "yesterday"},
+            {"user_id": 5, "submitted_at": "2026-12-09T12:00:00z"},  # ISO 8601 writes Z upper case: not the latest
+            {"user_id": 5, "submitted_at": "2026-12-09T10:00:00Z"},
+        ]},
+        {"user_id": 6, "submitted_at": "2026-12-11T11:30:00+01:00"},  # an offset written is kept
+        {"user_id": 8, "submitted_at": "2026-12-11T10:00:00"},  # no offset: Canvas means UTC
+        {"user_id": "9", "submitted_at": "2026-12-11T10:00:00Z"},
+        {"user_id": "9", "submitted_at": "2026-12-11T12:00:00Z"},  # a later submission wins ...
+        {"user_id": "9", "submitted_at": "2026-12-11T11:00:00Z"},  # ... over earlier ones on either side
+        {"user_id": 11, "submitted_at": "2026-12-11T10:00:00Z"},
+        {"user_id": 11, "submitted_at": "2026-12-11T11:00:00+01:00"},  # the same instant: the first is kept
+    ]
+    form, found = times.read_times(json.dumps(api).encode(), timezone.utc)
+    assert form == "canvas_api"
+    assert {k: v.isoformat() for k, v in found.items()} == {
+        "5": "2026-12-09T10:00:00+00:00", "6": "2026-12-11T11:30:00+01:00", "8": "2026-12-11T10:00:00+00:00",
+        "9": "2026-12-11T12:00:00+00:00", "11": "2026-12-11T10:00:00+00:00"}
+    assert times.read_times(b"[]", timezone.utc) == ("canvas_api", {})
+
+
+@pytest.mark.parametrize("data, message", [
+    # "{" + 2000 spaces + "1": json stops at the 1, char 2001, column 2002; its 81-character message is cut at 80
+    (b"{" + b" " * 2000 + b"1}",
+     "not JSON (Expecting property name enclosed in double quotes: line 1 column 2002 (char 2001)"),
+    (b'{"errors": [{"message": "user authorization required"}]}', "not a list of Canvas submissions"),
+    (b'{"submissions": 3}', "not a list of Canvas submissions"),
+    (b'[{"user_id": 1, "submitted_at": null}]', "no submission in it has a user_id and a submitted_at"),
+    # "student,submitted_at\n" is 21 bytes, "s" is byte 21, Latin-1's e-acute byte 22
+    (b"student,submitted_at\ns\xe9,2026-12-11T10:00:00Z\n", "not UTF-8 text (invalid continuation byte at byte 22)"),
+    (b"student,when\ns1,2026-12-11T10:00:00Z\n",
+     "a CSV needs the header student,submitted_at; a Canvas API answer is JSON"),
+    (b"name,submitted_at\ns1,2026-12-11T10:00:00Z\n",
+     "a CSV needs the header student,submitted_at; a Canvas API answer is JSON"),
+    (b"student,submitted_at\ns1,2026-12-11T10:00:00z\n", "line 2: '2026-12-11T10:00:00z' is not an ISO 8601 time"),
+    # the 42-character Moodle form is shown cut to its first 40 characters
+    (b'student,submitted_at\n\ns1,"Friday, 11 December 2026, 10:00 AM, Berlin"\n',
+     "line 3: 'Friday, 11 December 2026, 10:00 AM, Berl' is not an ISO 8601 time"),
+    # csv's default field limit is 131072 characters; the line named is the failing one, not the last good one
+    (b"student,submitted_at\ns1,2026-12-11T10:00:00Z\ns2," + b"9" * 131073 + b"\n",
+     "line 3: field larger than field limit (131072)"),
+])
+def test_a_submission_times_file_that_cannot_be_read_says_why(data, message):
+    from datetime import timezone
+
+    from autograder.term import times
+
+    with pytest.raises(times.TimesError) as error:
+        times.read_times(data, timezone.utc)
+    assert str(error.value) == message
+
+
+@pytest.mark.parametrize("end", ["\r\n", "\n", "\r"])
+def test_an_instructors_times_csv_in_any_line_ending(end):
+    from zoneinfo import ZoneInfo
+
+    from autograder.term import times
+
+    lines = ["submitted_at , student",  # the columns in either order, padded
+             "2026-12-11T09:00:00",  # no student column in this row
+             ",s0",  # no time
+             "2026-12-11T10:00:00Z,s1",
+             "2026-12-11T15:30:00+05:30,s2",  # an offset written is kept
+             "2026-12-11T10:00:00,s3"]  # no offset: the zone given (Berlin, +01:00 in December)
+    form, found = times.read_times(end.join(lines).encode() + end.encode(), ZoneInfo("Europe/Berlin"))
+    assert form == "csv" and {k: v.isoformat() for k, v in found.items()} == {
+        "s1": "2026-12-11T10:00:00+00:00", "s2": "2026-12-11T15:30:00+05:30", "s3": "2026-12-11T10:00:00+01:00"}
+
+
+def test_a_quoted_line_break_in_a_times_csv_is_kept_as_written():
+    from datetime import timezone
+
+    from autograder.term import times
+
+    # csv reads a line break inside quotes as written only when the text is opened with newline=""
+    found = times.read_times(b'student,submitted_at\r\n"Doe,\r\nJane",2026-12-11T10:00:00Z\r\n', timezone.utc)[1]
+    assert list(found) == ["Doe,\r\nJane"]
 
 
 def test_an_unknown_time_under_a_due_date_is_flagged_and_on_time():

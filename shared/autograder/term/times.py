@@ -160,5 +160,6 @@ def _times_csv(text: str, zone: tzinfo) -> dict[str, datetime]:
                 raise TimesError(f"line {reader.line_num}: {raw[:40]!r} is not an ISO 8601 time") from None
             found[key] = stamp if stamp.tzinfo is not None else stamp.replace(tzinfo=zone)
     except csv.Error as error:
-        raise TimesError(f"line {reader.line_num}: {error}") from None
+        # DictReader counts a line only once its row is read: the csv reader beneath knows the failing one
+        raise TimesError(f"line {reader.reader.line_num}: {error}") from None
     return found
