@@ -617,3 +617,21 @@ def test_a_roster_without_lms_ids_matches_by_student_id_then_by_name(tmp_path):
     other = tmp_path / "other.csv"
     other.write_text("student,name\n77,Al Roe\n")  # the id is on the roster, with another person's name
     assert identity.decide(parsed.entries[0], roster.load(other)).problem == "name_mismatch"
+
+
+# ---------------------------------------------------------------- only a real Z is a zone
+JUNK_ZONE = "2026-12-11T10:00:00XXZXX"  # letters after the seconds that merely contain a Z
+
+
+def test_letters_after_the_seconds_are_not_read_as_a_zone_by_any_parser():
+    from datetime import timezone
+
+    from autograder.term import times
+
+    assert lateness.parse_timestamp(JUNK_ZONE) is None
+    assert times.parse_moodle_date(JUNK_ZONE, timezone.utc) is None
+    api = '[{"user_id": 5, "submitted_at": "%s"}, {"user_id": 6, "submitted_at": "2026-12-11T10:00:00Z"}]' % JUNK_ZONE
+    assert list(times.read_times(api.encode(), timezone.utc)[1]) == ["6"]  # the unreadable one is skipped
+    with pytest.raises(times.TimesError) as error:
+        times.read_times(f"student,submitted_at\ns1,{JUNK_ZONE}\n".encode(), timezone.utc)
+    assert JUNK_ZONE in str(error.value)
