@@ -17,7 +17,8 @@ def pytest_collectstart(collector):
 
 
 def pytest_configure(config):
-    """nbval's kernels are forks of an interpreter that has imported torch, on IPC sockets (tests/warm_kernel.py)."""
+    """nbval's kernels: on IPC sockets, started again if they fail at start-up, forks of an interpreter that has
+    imported torch (tests/warm_kernel.py)."""
     if not getattr(config.option, "nbval", False):
         return
     if getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput"):
@@ -30,4 +31,5 @@ def pytest_configure(config):
     sys.modules["warm_kernel"] = module  # tests/test_warm_kernel.py imports the same module
     spec.loader.exec_module(module)
     module.use_ipc_transport()
+    module.retry_kernel_start_up()
     module.install()

@@ -275,7 +275,6 @@ def use_ipc_transport() -> None:
             super().__init__(**kwargs)
 
     nbval_kernel.KernelManager = IpcKernelManager
-    retry_kernel_start_up()
 
 
 START_ATTEMPTS = 3
