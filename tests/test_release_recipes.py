@@ -6,16 +6,25 @@ a version, or when a recipe file does not parse.
 """
 from __future__ import annotations
 
+import json
 import re
+import shutil
 import subprocess
+import sys
 import tomllib
 
 import pytest
 import yaml
+from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
 
 from labbook.notebooks import KERNEL_NAME, ROOT
 from release_bundle import bundle, run_in_venv
 from test_environment import pins, requirements
+
+
+VERIFIED = ROOT / "tests" / "compat" / "verified.toml"  # figures of tests/compat/verify_versions.py runs
 
 
 def student_pins() -> dict[str, str]:
@@ -49,8 +58,62 @@ def test_the_release_names_the_student_pins_everywhere():
     assert python and re.fullmatch(r"python=3\.1[123]", python[0])
     project = tomllib.loads((bundle() / "pyproject.toml").read_text())["project"]
     assert project["requires-python"] == ">=3.11,<3.14"
-    declared = pins(project["dependencies"])
-    assert declared and {name: slim.get(name) for name in declared} == declared
+    assert all(Version(slim[name]) in SpecifierSet(spec) for name, spec in declared_ranges().items())
+
+
+def declared_ranges() -> dict[str, str]:
+    """name -> specifier of the student package's runtime dependencies (pyproject.toml of the release)."""
+    project = tomllib.loads((bundle() / "pyproject.toml").read_text())["project"]
+    return {Requirement(text).name: str(Requirement(text).specifier) for text in project["dependencies"]}
+
+
+def test_the_package_declares_lower_bounds_each_verified_by_hand():
+    """No exact pin: each bound is the oldest version verified (tests/compat/verify_versions.py), and the
+    newest verified is at least the book's own pin."""
+    verified = tomllib.loads(VERIFIED.read_text())
+    ranges = declared_ranges()
+    assert set(ranges) == {"torch", "numpy", "matplotlib"}
+    for name, spec in ranges.items():
+        assert spec == f">={verified['oldest'][name]}", (name, spec)
+        assert Version(verified["oldest"][name]) <= Version(student_pins()[name]) <= Version(verified["newest"][name])
+    for end in ("oldest", "newest"):
+        passed = re.fullmatch(r"(\d+) passed(, \d+ warnings?)? in [\d.]+s", verified[end]["pytest"])
+        assert passed and int(passed[1]) >= 800, (end, verified[end]["pytest"])  # the whole set ran, none failed
+
+
+INSTALL_REPORT = [sys.executable, "-m", "pip", "install", "--dry-run", "--no-index", "--no-build-isolation",
+                  "--report"]
+
+
+def dry_run(folder, report) -> subprocess.CompletedProcess:
+    return subprocess.run([*INSTALL_REPORT, str(report), str(folder)], capture_output=True, text=True, timeout=300)
+
+
+def package_copy(tmp_path, dependencies: str | None = None):
+    """The release's installable part in a folder of its own (pip's metadata step writes into it)."""
+    folder = tmp_path / "release"
+    for part in ("autograder", "labbook"):
+        shutil.copytree(bundle() / part, folder / part)
+    text = (bundle() / "pyproject.toml").read_text()
+    if dependencies is not None:
+        text = re.sub(r"(?m)^dependencies = \[.*\]$", f"dependencies = [{dependencies}]", text)
+    (folder / "pyproject.toml").write_text(text)
+    return folder
+
+
+def test_installing_the_release_beside_an_admitted_torch_changes_no_installed_package(tmp_path):
+    # This process's venv holds the book's torch, numpy and matplotlib, all admitted: pip, offline, must plan
+    # to install the release's own package and nothing else (no torch download, no numpy swap).
+    done = dry_run(package_copy(tmp_path), tmp_path / "report.json")
+    assert done.returncode == 0, done.stderr[-2000:]
+    planned = [item["metadata"]["name"] for item in json.loads((tmp_path / "report.json").read_text())["install"]]
+    assert planned == ["causal-attention-labbook-student"]
+
+
+def test_the_dry_run_sees_a_pin_that_would_replace_the_installed_torch(tmp_path):
+    # the old declaration (an exact pin of another torch) is what the test above must catch
+    done = dry_run(package_copy(tmp_path, '"torch==2.12.0", "numpy>=1.26.4"'), tmp_path / "report.json")
+    assert done.returncode != 0 and "depends on torch==2.12.0" in done.stdout + done.stderr, done.stderr[-2000:]
 
 
 def test_the_repository_admits_python_3_11_to_3_13():
@@ -99,3 +162,16 @@ def test_a_chapter_cell_without_transformers_says_what_to_install():
         assert f'need("{pin}")' in path.read_text(), path
     said = run_in_venv(NO_TRANSFORMERS, pin).stdout
     assert f"pip install {pin}" in said
+
+
+def test_the_readme_gives_the_verified_figures():
+    verified = tomllib.loads(VERIFIED.read_text())
+    readme = (ROOT / "README.md").read_text()
+    for end, label in (("oldest", "oldest admitted"), ("newest", "newest here")):
+        figures = verified[end]
+        row = re.search(rf"^\| {label}[^|]*\| (.+) \|$", readme, re.M)
+        assert row, label
+        assert [cell.strip() for cell in row[1].split("|")] == [
+            figures["python"], figures["torch"], figures["numpy"], figures["matplotlib"], figures["pytest"]]
+    bounds = ", ".join(f"`{name}>={verified['oldest'][name]}`" for name in ("torch", "numpy", "matplotlib"))
+    assert bounds in " ".join(readme.split())

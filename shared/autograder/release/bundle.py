@@ -45,10 +45,40 @@ def repo_root() -> Path:
     return ROOT
 
 
-def student_notebook(path: Path) -> nbformat.NotebookNode:
+def student_notebook(path: Path, install_url: str | None = None) -> nbformat.NotebookNode:
     notebook = nbformat.read(path, as_version=4)
     notebook.metadata["kernelspec"] = dict(STANDARD_KERNEL)
+    if install_url is not None:
+        first_code = next((n for n, cell in enumerate(notebook.cells) if cell.cell_type == "code"), len(notebook.cells))
+        notebook.cells.insert(first_code, install_cell(install_url))
     return notebook
+
+
+INSTALL_CELL_ID = "install-labbook"
+
+
+def install_cell(url: str) -> nbformat.NotebookNode:
+    """A first code cell for Colab (or any Jupyter without the package): pip installs the release from `url`.
+
+    Where the package is installed (the release's venv, a hub image) it does nothing, so the same notebook
+    serves everywhere; the grader skips it too (its get_ipython does nothing). pip's magic, not `!pip`,
+    installs into the kernel's own Python; the release declares lower bounds only, so on Colab pip adds
+    this package and leaves Colab's torch, numpy and matplotlib as they are.
+    """
+    # pip's magic hands its line to a shell: only characters no shell reads specially
+    if not re.fullmatch(r"(https?|file)://[A-Za-z0-9._~:/@%+=,-]+", url):
+        raise SystemExit(f"release: --install-url must be an http(s):// or file:// address of letters, digits "
+                         f"and . _ ~ : / @ % + = , - only (no ? & spaces or quotes), got {url!r}")
+    cell = nbformat.v4.new_code_cell(
+        "# Colab, or a Jupyter without this lab book: install it (where it is installed, this does nothing).\n"
+        "import importlib\n"
+        "import importlib.util\n"
+        "\n"
+        'if importlib.util.find_spec("autograder") is None:\n'
+        f'    get_ipython().run_line_magic("pip", "install --quiet {url}")\n'
+        "    importlib.invalidate_caches()")
+    cell.id = INSTALL_CELL_ID
+    return cell
 
 
 def first_heading(notebook: nbformat.NotebookNode, fallback: str) -> str:
@@ -67,8 +97,8 @@ def _chosen(path: Path, part: str, labs: set[str] | None, chapters: set[str] | N
     return chapters is None or path.stem.split("_")[0] in chapters
 
 
-def copy_notebooks(root: Path, out: Path, labs: set[str] | None = None,
-                   chapters: set[str] | None = None) -> dict[str, list[tuple[str, str]]]:
+def copy_notebooks(root: Path, out: Path, labs: set[str] | None = None, chapters: set[str] | None = None,
+                   install_url: str | None = None) -> dict[str, list[tuple[str, str]]]:
     """course/ and labs/ in every language; returns {lang: [(relative path, title)]} for the index."""
     listed: dict[str, list[tuple[str, str]]] = {lang: [] for lang in i18n.LANGS}
     for part in ("course", "labs"):
@@ -77,7 +107,7 @@ def copy_notebooks(root: Path, out: Path, labs: set[str] | None = None,
             for path in sorted((root / part / lang).glob("*.ipynb")):
                 if not _chosen(path, part, labs, chapters):
                     continue
-                notebook = student_notebook(path)
+                notebook = student_notebook(path, install_url)
                 nbformat.write(notebook, out / part / lang / path.name)
                 listed[lang].append((f"{part}/{lang}/{path.name}", first_heading(notebook, path.stem)))
             for extra in sorted((root / part / lang).glob("*.md")):  # the glossary
@@ -124,10 +154,8 @@ def write_files(root: Path, out: Path) -> None:
     shutil.copy2(STUDENT / "README.md", out / "README.md")
     pins = [line.strip() for line in (root / "requirements-student.txt").read_text().splitlines()
             if line.strip() and not line.startswith("#")]
-    runtime = [pin for pin in pins if pin.split("==")[0] in ("torch", "numpy", "matplotlib")]
-    pyproject = (STUDENT / "pyproject.toml.in").read_text(encoding="utf-8")
-    (out / "pyproject.toml").write_text(
-        pyproject.replace("@DEPENDENCIES@", ", ".join(f'"{pin}"' for pin in runtime)), encoding="utf-8")
+    # the package declares ranges (pyproject.toml.in); requirements.txt and the hub recipe keep the exact pins
+    shutil.copy2(STUDENT / "pyproject.toml.in", out / "pyproject.toml")
     shutil.copy2(STUDENT / "postBuild", out / "postBuild")
     (out / "environment.yml").write_text(environment_yml(pins), encoding="utf-8")
     (out / MARKER).write_text("Built by `python -m autograder release`; rebuilt from scratch each time.\n")
@@ -170,15 +198,17 @@ def available(root: Path) -> tuple[list[str], list[str]]:
 
 
 def build(out: Path, zip_file: Path | None = None, root: Path | None = None, labs: set[str] | None = None,
-          chapters: set[str] | None = None) -> dict:
+          chapters: set[str] | None = None, install_url: str | None = None) -> dict:
     root = root or repo_root()
+    if install_url is not None:
+        install_cell(install_url)  # refuses a bad address before anything is written
     out = out.resolve()
     if out.exists():
         if any(out.iterdir()) and not (out / MARKER).exists():
             raise SystemExit(f"{out} is not empty and is not a previous release: choose another --out")
         shutil.rmtree(out)
     out.mkdir(parents=True)
-    listed = copy_notebooks(root, out, labs, chapters)
+    listed = copy_notebooks(root, out, labs, chapters, install_url)
     write_index(listed, out)
     write_packages(root, out, labs)
     write_files(root, out)
@@ -203,10 +233,14 @@ def main(argv: list[str]) -> int:
                         help="release only these labs (default: every lab)")
     parser.add_argument("--chapters", default=None, metavar="00,01,...",
                         help="release only these chapters (default: every chapter)")
+    parser.add_argument("--install-url", default=None, metavar="URL",
+                        help="where you publish this release (its zip, or a git host's archive of it): every "
+                             "notebook gets a first code cell that pip installs it from there when the "
+                             "package is missing (Colab); elsewhere the cell does nothing")
     args = parser.parse_args(argv)
     known_labs, known_chapters = available(repo_root())
     summary = build(args.out, args.zip, labs=parse_choice(args.labs, known_labs, "lab"),
-                    chapters=parse_choice(args.chapters, known_chapters, "chapter"))
+                    chapters=parse_choice(args.chapters, known_chapters, "chapter"), install_url=args.install_url)
     print(f"release: {summary['files']} files, {summary['bytes'] / 1e6:.1f} MB in {args.out}"
           + (f"; zip {args.zip}" if args.zip else ""))
     return 0
