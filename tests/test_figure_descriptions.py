@@ -25,7 +25,7 @@ from labbook.texts import tr  # noqa: E402
 PLACEHOLDER = "No description has been provided for this image"
 FIGURE_CODE = [ROOT / "shared/labbook/describe.py", ROOT / "shared/labbook/show.py"]
 FIGURE_KEYS = sorted({key for path in FIGURE_CODE for key in re.findall(r'"(fig\.[a-z_]+)"', path.read_text())})
-CHAPTERS = sorted((ROOT / "course").glob("*/*.ipynb"))
+NOTEBOOKS = sorted(path for part in ("course", "solutions", "labs") for path in (ROOT / part).glob("*/*.ipynb"))
 
 
 # ---------------------------------------------------------------- the catalogues
@@ -110,6 +110,25 @@ def test_tick_labels_name_rows_and_columns():
     plt.close(fig)
     assert found.tables[0].cols == ["The", "cat", "sat"]
     assert found.alt.startswith(tr("ch03.weights", "en") + ":")
+
+
+def test_token_columns_are_named_once_and_ranges_stay_indices():
+    padded = np.array([[1, 0, 0], [1, 1, 0], [1, 1, 0]])  # the last key is padding
+    found = describe.describe_matrix(padded, "P", "en", 0, row_labels=["the", "cat", "<pad>"],
+                                     col_labels=["the", "cat", "<pad>"])
+    assert "Columns: 0 the, 1 cat, 2 <pad>." in found.alt
+    assert "Row 2 (<pad>): 1 in columns 0–1; 0 in columns 2." in found.alt
+
+
+def test_a_figure_too_long_to_hear_keeps_its_rows_under_it():
+    fig, axes = plt.subplots(2, 3)
+    for ax in axes.flat:  # six 5 x 5 masks: read cell by cell, far longer than describe.ALT_LENGTH
+        show.heatmap(np.tril(np.ones((5, 5))), "ch02.allowed_title", decimals=0, ax=ax)
+    found = describe.describe_figure(fig, "en")
+    plt.close(fig)
+    assert "Row 4" not in found.alt  # the summary stays; the rows, 6 x 5 of them, are under the figure
+    assert "Entries equal to 1, row by row: 1, 2, 3, 4, 5." in found.alt
+    assert found.details.count("Row 4: 1 in columns 0–4.") == 6
 
 
 def test_curves_are_read_at_their_start_end_and_lowest_point():
@@ -210,7 +229,7 @@ def decimals(text: str) -> set[str]:
     return {n.replace(",", ".") for n in re.findall(r"(?<![\d.,])\d+[.,]\d+(?![\d])", text)}
 
 
-@pytest.mark.parametrize("path", CHAPTERS, ids=[str(p.relative_to(ROOT)) for p in CHAPTERS])
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[str(p.relative_to(ROOT)) for p in NOTEBOOKS])
 def test_every_stored_figure_has_a_real_description(path):
     notebook = nbformat.read(path, as_version=4)
     assert figure_problems(notebook, notebook.metadata["lang"]) == []
@@ -310,3 +329,13 @@ def test_no_chapter_figure_tells_series_apart_by_colour_alone():
     assert len(calls) >= 5, calls  # chapters 01, 07 and 08 draw labelled series
     for name, call in calls:
         assert re.search(r"linestyle=|marker=|hatch=", call), f"{name}: {call}"
+
+
+def test_every_language_stores_as_many_described_figures_as_english():
+    def count(lang: str) -> int:
+        return sum(output.get("data", {}).get("text/html", "").count('<figure class="labbook-figure"')
+                   for path in (ROOT / "course" / lang).glob("*.ipynb")
+                   for cell in nbformat.read(path, as_version=4).cells for output in cell.get("outputs", []))
+    english = count("en")
+    assert english >= 20
+    assert {lang: count(lang) for lang in i18n.LANGS} == {lang: english for lang in i18n.LANGS}

@@ -21,8 +21,10 @@ from .texts import tr
 
 # matrices drawn by labbook.show.heatmap, with what the axes' image cannot keep (-inf, the rounding)
 DRAWN_MATRICES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-# a matrix with at most this many cells is read out cell by cell in the alternative text itself
+# a matrix with at most this many cells is read out cell by cell in the alternative text itself,
+# unless the figure's alternative text would grow longer than ALT_LENGTH (then its rows go under it)
 CELLS_READ_IN_ALT = 36
+ALT_LENGTH = 1200
 
 
 @dataclass
@@ -94,19 +96,24 @@ def ranges(indices: list[int], labels: list[str]) -> str:
 
 # ---------------------------------------------------------------- matrices (heatmaps, images)
 def describe_matrix(values, title: str, lang: str, decimals: int = 2, xlabel: str = "", ylabel: str = "",
-                    row_labels: list[str] | None = None, col_labels: list[str] | None = None) -> Description:
+                    row_labels: list[str] | None = None, col_labels: list[str] | None = None,
+                    cells_in_alt: int = CELLS_READ_IN_ALT) -> Description:
     """A matrix read as its heatmap shows it: each row's values (rounded as in the cells), or, for a
     matrix of two values (a mask), where each value sits; what holds above the diagonal; row sums."""
     values = np.asarray(values, dtype=float)
     if values.ndim == 1:
         values = values[None, :]
     n_rows, n_cols = values.shape
-    rows = row_labels or [str(i) for i in range(n_rows)]
-    cols = col_labels or [str(j) for j in range(n_cols)]
+    # rows and columns are named by index; words on the ticks (tokens) are named once, with their index
+    rows = [str(i) if not row_labels or row_labels[i] == str(i) else f"{i} ({row_labels[i]})" for i in range(n_rows)]
+    cols = [str(j) for j in range(n_cols)]
     shown = np.where(np.isfinite(values), np.round(values, decimals), values)
     cell = [[number(x, lang, decimals) for x in row] for row in shown]
     found = Description()
     found.summary.append(_t("fig.matrix", lang, title=title, rows=n_rows, cols=n_cols, ylabel=ylabel, xlabel=xlabel))
+    if col_labels and col_labels != cols:
+        found.summary.append(_t("fig.column_names", lang, names=", ".join(f"{j} {name}" for j, name in
+                                                                          enumerate(col_labels))))
 
     distinct = sorted(set(shown.flatten().tolist()), key=lambda x: (math.isinf(x), -x))  # 1 before 0, 0 before -inf
     two_valued = len(distinct) <= 2
@@ -128,7 +135,7 @@ def describe_matrix(values, title: str, lang: str, decimals: int = 2, xlabel: st
         else:
             sentences.append(_t("fig.row_values", lang, row=rows[r],
                                 values=("; " if _comma_decimals(lang) else ", ").join(cell[r])))
-    if n_rows * n_cols <= CELLS_READ_IN_ALT:
+    if n_rows * n_cols <= cells_in_alt:
         found.summary += sentences
     else:
         if two_valued:
@@ -144,7 +151,7 @@ def describe_matrix(values, title: str, lang: str, decimals: int = 2, xlabel: st
                                     row=rows[top[0]], col=cols[top[1]]))
         found.summary.append(_t("fig.see_table", lang))
         found.details += sentences
-    found.tables.append(DataTable(title, f"{ylabel} \\ {xlabel}" if xlabel or ylabel else "", cols,
+    found.tables.append(DataTable(title, f"{ylabel} \\ {xlabel}" if xlabel or ylabel else "", col_labels or cols,
                                   [(rows[r], cell[r]) for r in range(n_rows)]))
     return found
 
@@ -264,7 +271,7 @@ def _tick_names(ticks, tick_labels, count: int) -> list[str] | None:
     return texts if all(texts) else None
 
 
-def describe_axes(ax, lang: str) -> Description | None:
+def describe_axes(ax, lang: str, cells_in_alt: int = CELLS_READ_IN_ALT) -> Description | None:
     drawn = DRAWN_MATRICES.get(ax)
     if drawn is not None or ax.images:
         if drawn is not None:
@@ -276,7 +283,8 @@ def describe_axes(ax, lang: str) -> Description | None:
 
         cols = _tick_names(ax.get_xticks(), ax.get_xticklabels(), n_cols)
         rows = _tick_names(ax.get_yticks(), ax.get_yticklabels(), n_rows)
-        return describe_matrix(values, ax.get_title(), lang, decimals, ax.get_xlabel(), ax.get_ylabel(), rows, cols)
+        return describe_matrix(values, ax.get_title(), lang, decimals, ax.get_xlabel(), ax.get_ylabel(), rows, cols,
+                               cells_in_alt)
     if ax.containers:
         return describe_bars(ax, lang)
     if [line for line in ax.get_lines() if not line.get_label().startswith("_")]:
@@ -291,6 +299,8 @@ def describe_figure(fig, lang: str | None = None) -> Description:
     lang = lang or i18n.current_lang()
     fig.canvas.draw()  # tick labels and text extents exist only once drawn
     panels = [d for d in (describe_axes(ax, lang) for ax in fig.axes) if d is not None]
+    if sum(len(panel.alt) for panel in panels) > ALT_LENGTH:  # too long to hear in one go: rows under the figure
+        panels = [d for d in (describe_axes(ax, lang, cells_in_alt=0) for ax in fig.axes) if d is not None]
     found = Description()
     suptitle = fig._suptitle.get_text() if getattr(fig, "_suptitle", None) is not None else ""
     if suptitle:
