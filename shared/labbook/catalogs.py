@@ -39,9 +39,9 @@ from autograder import i18n
 ROOT = Path(__file__).resolve().parents[2]
 LABBOOK_LOCALE = Path(__file__).parent / "locale"
 DOMAIN_DIRS = {"autograder": i18n.LOCALE, "labbook": LABBOOK_LOCALE}
-LABBOOK_SECTIONS = re.compile(r"^(?:ch\d\d|explorer|axis|html|book)$")
+LABBOOK_SECTIONS = re.compile(r"^(?:ch\d\d|explorer|axis|html|book|fig)$")
 # A file name such as "explorer.js", or BeautifulSoup's "html.parser", has the form of a key but is none.
-KEY = re.compile(r"^(?!.*\.(?:css|js|html|ipynb|md|py|png|svg|json|po|pot)$)(?!html\.parser$)(?:common|diagnosis|grader|term|release|lab\d\d|ch\d\d|explorer|axis|html|book)"
+KEY = re.compile(r"^(?!.*\.(?:css|js|html|ipynb|md|py|png|svg|json|po|pot)$)(?!html\.parser$)(?:common|diagnosis|grader|term|release|lab\d\d|ch\d\d|explorer|axis|html|book|fig)"
                  r"\.[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*$")
 SCANNED = [("shared/**.py", "labbook.catalogs:extract_keys"),
            ("sources/course/en/*.md", "labbook.catalogs:extract_keys"),

@@ -1,12 +1,19 @@
-"""Small, deterministic displays for chapters: a matrix as a table, a matrix as a heatmap."""
+"""Small, deterministic displays for chapters: a matrix as a table, a matrix as a heatmap, a figure
+shown with its description (alternative text and a description under it, in the reader's language)."""
 from __future__ import annotations
 
+import base64
+import html
+import io
 import math
 from typing import Sequence
 
 import matplotlib.pyplot as plt
 import numpy as np
 
+from autograder import i18n
+
+from .describe import DRAWN_MATRICES, Description, describe_figure
 from .texts import tr
 
 
@@ -52,31 +59,106 @@ def table(matrix, decimals: int = 2, rows: Sequence[str] | None = None, cols: Se
     return Table(values, rows, cols, decimals)
 
 
+def relative_luminance(rgb) -> float:
+    """WCAG 2.1 relative luminance of an sRGB colour with channels in [0, 1]."""
+    def linear(c: float) -> float:
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+    r, g, b = (linear(float(c)) for c in rgb[:3])
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast_ratio(first, second) -> float:
+    """WCAG 2.1 contrast ratio of two sRGB colours, from 1 to 21."""
+    high, low = sorted((relative_luminance(first), relative_luminance(second)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+BLACK, WHITE = (0.0, 0.0, 0.0), (1.0, 1.0, 1.0)
+BLOCKED_CELL = "#d9d9d9"  # the background of -inf (and nan) cells
+
+
+def text_colour(background) -> str:
+    """Black or white, whichever contrasts more with `background` (at least 4.58:1 for any colour)."""
+    return "black" if contrast_ratio(BLACK, background) >= contrast_ratio(WHITE, background) else "white"
+
+
 def heatmap(matrix, title_key: str, decimals: int = 2, xlabel_key: str = "axis.key", ylabel_key: str = "axis.query",
             ax=None, cmap: str = "viridis"):
-    """A titled heatmap with every value written in its cell; -inf cells are hatched grey."""
+    """A titled heatmap with every value written in its cell; -inf cells are grey. Shown with its
+    description when it has its own figure; on given axes, `show_figure` describes it."""
     values = np.asarray(matrix, dtype=float)
     finite = np.where(np.isfinite(values), values, np.nan)
     own_figure = ax is None
     if own_figure:
         fig, ax = plt.subplots(figsize=(1.1 * values.shape[1] + 1.6, 1.0 * values.shape[0] + 1.2))
     image = ax.imshow(np.ma.masked_invalid(finite), cmap=cmap)
-    ax.set_facecolor("#d9d9d9")
+    ax.set_facecolor(BLOCKED_CELL)
     for (i, j), x in np.ndenumerate(values):
-        # dark text on light cells, light text on dark ones
-        light = np.isfinite(x) and sum(image.cmap(image.norm(x))[:3]) > 1.5
-        ax.text(j, i, _cell(x, decimals), ha="center", va="center",
-                color="black" if light or not np.isfinite(x) else "white", fontsize=10)
+        background = image.cmap(image.norm(x)) if np.isfinite(x) else plt.matplotlib.colors.to_rgb(BLOCKED_CELL)
+        ax.text(j, i, _cell(x, decimals), ha="center", va="center", color=text_colour(background), fontsize=10)
     ax.set_title(tr(title_key), fontsize=11)
     ax.set_xlabel(tr(xlabel_key))
     ax.set_ylabel(tr(ylabel_key))
     ax.set_xticks(range(values.shape[1]))
     ax.set_yticks(range(values.shape[0]))
+    DRAWN_MATRICES[ax] = (values, decimals)
     if own_figure:
         fig.tight_layout()
-        plt.show()
+        show_figure(fig)
         return None
     return ax
+
+
+class Figure:
+    """A drawn figure as the notebook stores it: the picture with its alternative text, and the
+    description under it (HTML that JupyterLab and the HTML edition show alike); plain text elsewhere."""
+
+    def __init__(self, png: bytes, description: Description, lang: str):
+        self.png, self.description, self.lang = png, description, lang
+
+    @property
+    def alt(self) -> str:
+        return self.description.alt
+
+    def _repr_html_(self) -> str:
+        e = html.escape
+        sentences = "".join(f"<p>{e(s)}</p>" for s in self.description.details)
+        tables = "".join(_html_table(t) for t in self.description.tables)
+        source = base64.b64encode(self.png).decode("ascii")
+        return (f'<figure class="labbook-figure" lang="{e(self.lang)}" style="margin: 0">'
+                f'<img src="data:image/png;base64,{source}" alt="{e(self.alt, quote=True)}" style="max-width: 100%">'
+                f'<figcaption><details><summary>{e(tr("fig.description", self.lang))}</summary>'
+                f'<p>{e(self.alt)}</p>{sentences}{tables}</details></figcaption></figure>')
+
+    def __repr__(self) -> str:
+        return "\n".join([self.alt, *self.description.details])
+
+
+def _html_table(table) -> str:
+    e = html.escape
+    head = "".join(f'<th scope="col">{e(c)}</th>' for c in table.cols)
+    body = "".join(f'<tr><th scope="row">{e(name)}</th>' + "".join(f"<td>{e(c)}</td>" for c in cells) + "</tr>"
+                   for name, cells in table.rows)
+    return (f"<table><caption>{e(table.caption)}</caption><thead><tr><th>{e(table.corner)}</th>{head}</tr></thead>"
+            f"<tbody>{body}</tbody></table>")
+
+
+def figure(fig, lang: str | None = None) -> Figure:
+    """`fig` drawn as the inline backend draws it (PNG, tight box), with its description."""
+    from IPython.core.pylabtools import print_figure
+
+    lang = lang or i18n.current_lang()
+    description = describe_figure(fig, lang)
+    return Figure(print_figure(fig, "png", bbox_inches="tight"), description, lang)
+
+
+def show_figure(fig) -> None:
+    """Show `fig` with its description, in place of `plt.show()`, and close it (so it is not shown twice)."""
+    from IPython.display import display
+
+    shown = figure(fig)
+    plt.close(fig)
+    display(shown)
 
 
 class TextTable:

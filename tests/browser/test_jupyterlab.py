@@ -112,8 +112,9 @@ def explorer_outputs(path: Path) -> int:
 
 
 def figures(path: Path) -> int:
+    """Figures stored as PNG, and figures shown with their description (an <img> inside HTML)."""
     notebook = nbformat.read(path, as_version=4)
-    return sum("image/png" in output.get("data", {})
+    return sum("image/png" in output.get("data", {}) or output.get("data", {}).get("text/html", "").count("<img ")
                for cell in notebook.cells if cell.cell_type == "code" for output in cell.outputs)
 
 
@@ -431,6 +432,9 @@ def test_hi_latn_chapter_runs(page, page_log, lab_server, artifacts):
     expect(images).to_have_count(expected_figures)
     sizes = images.evaluate_all("imgs => imgs.map(i => [i.complete, i.naturalWidth, i.naturalHeight])")
     assert all(done and w > 100 and h > 100 for done, w, h in sizes), sizes
+    # and JupyterLab keeps each figure's description as its alternative text (its sanitiser keeps alt)
+    alts = images.evaluate_all("imgs => imgs.map(i => i.alt)")
+    assert all(len(alt) > 40 for alt in alts), alts
 
     # the mask explorer, where the chapter has one, runs after its cell ran, with labels in Hinglish
     explorers = explorer_outputs(ROOT / path)
