@@ -137,8 +137,8 @@ def as_bool(value: Any) -> bool | None:
 class TensorExercise(Judge):
     """An exercise whose answer is one tensor per case, with named wrong answers.
 
-    Subclasses give `expected(case)` (np array), `expected_kind` ("bool" or
-    "float") and `slips(case)`: (diagnosis, wrong answer, message key or None,
+    Subclasses give `expected(case)` (np array), `expected_kind` ("bool",
+    "float" or "int64") and `slips(case)`: (diagnosis, wrong answer, message key or None,
     params) tried in order when the answer is wrong. A slip may have another
     shape than the right answer (a mask that broadcasts wrongly).
     """
@@ -149,6 +149,8 @@ class TensorExercise(Judge):
     slip_atol: float | None = None
     # Diagnosis -> chapter section, where it differs from `section`.
     sections: dict[str, str] = {}
+    # A diagnosis that is not a fixed wrong answer, tried before the slips (see special): lab01's masks.
+    special_rule: str | None = None
 
     def expected(self, case: Case) -> np.ndarray:
         raise NotImplementedError
@@ -183,6 +185,8 @@ class TensorExercise(Judge):
 
     # -- judging
     def kind_ok(self, got: Any) -> bool:
+        if self.expected_kind == "int64":  # position ids (lab05)
+            return is_torch(got) and got.dtype == "int64"
         return is_torch_bool(got) if self.expected_kind == "bool" else is_torch_float(got)
 
     def normalise(self, got: Array) -> np.ndarray:
@@ -229,5 +233,17 @@ class TensorExercise(Judge):
                               first_wrong_entry(answer.astype(float), want.astype(float), self.atol))
 
     def special(self, case: Case, got: Array, answer: np.ndarray) -> Result | None:
-        """A diagnosis that is not a fixed wrong answer (NaN in a mask...)."""
+        """A diagnosis that is not a fixed wrong answer, as `special_rule` names it.
+
+        nan_in_mask: a mask of the right kind and shape that holds NaN; padding_shape: the right
+        values in a shape that broadcasts wrongly against (B, H, T, T).
+        """
+        if self.special_rule == "nan_in_mask":
+            if self.kind_ok(got) and answer.shape == self.expected(case).shape and np.isnan(answer).any():
+                return self.diagnose("nan_in_mask")
+        elif self.special_rule == "padding_shape":
+            want = self.expected(case)
+            if is_torch_bool(got) and answer.shape != want.shape and answer.size == want.size:
+                if np.array_equal(answer.reshape(-1), want.reshape(-1)):
+                    return self.diagnose("padding_shape", got=shape_str(answer.shape), expected=shape_str(want.shape))
         return None

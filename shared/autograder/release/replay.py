@@ -1,8 +1,8 @@
 """Record, from the exercise definitions, what the student release's `check` needs: plain data only.
 
 For every public case: the call, the right output and, where the definition
-names its slips case by case (lab01's TensorExercise), every slip's output with
-the exact feedback the definition gives it. The exercises of labs 02-04 are
+names its slips case by case (TensorExercise: labs 01 and 05), every slip's
+output with its diagnosis and message. The exercises of labs 02-04 are
 judged in the release by their own judges (labs/judging*.py, shipped as they
 are): for them the case's data and its references are recorded (record_judge).
 No hidden case is drawn (no seed is used), and no code is recorded except the
@@ -16,14 +16,9 @@ from pathlib import Path
 import numpy as np
 
 from .. import i18n
-from ..exercise import Exercise, Result
+from ..exercise import Exercise
 from ..labs import LAB_IDS, get_lab
-from ..labs import judging, lab00, lab01, lab05, tensors
-
-
-def plain_result(result: Result) -> dict:
-    return {"points": result.points, "status": result.status, "diagnosis": result.diagnosis,
-            "feedback": [[item.key, dict(item.params)] for item in result.feedback]}
+from ..labs import judging, lab00, tensors
 
 
 def plain_array(values: np.ndarray) -> dict:
@@ -39,37 +34,29 @@ def _public(exercise: Exercise, ctx: dict) -> list:
 
 def record_tensor(exercise: tensors.TensorExercise) -> dict:
     """Each public case's right answer and slips (diagnosis, answer, message key, params), for TensorExercise's
-    own judge in the release; lab01's special diagnoses with the result each gives."""
+    own judge in the release."""
     cases = []
     for case in _public(exercise, {}):
         want = exercise.expected(case)
-        record = {"name": case.name, "call": case.call, "expected": plain_array(want),
-                  "slips": [{"diagnosis": name, "value": plain_array(slip), "key": key, "params": judging.to_plain(params)}
-                            for name, slip, key, params in exercise.slips(case)]}
-        if isinstance(exercise, lab01.CausalMask):
-            record["special"] = {"kind": "nan", "result": plain_result(exercise.diagnose("nan_in_mask"))}
-        elif isinstance(exercise, lab01.LengthsExercise):
-            result = exercise.diagnose("padding_shape", got="", expected=tensors.shape_str(want.shape))
-            record["special"] = {"kind": "reshaped", "result": plain_result(result)}
-        cases.append(record)
+        cases.append({"name": case.name, "call": case.call, "expected": plain_array(want),
+                      "slips": [{"diagnosis": name, "value": plain_array(slip), "key": key,
+                                 "params": judging.to_plain(params)} for name, slip, key, params in exercise.slips(case)]})
     return {"mode": "tensor", "expected_kind": exercise.expected_kind, "atol": exercise.atol,
-            "slip_atol": exercise.slip_atol, "sections": dict(exercise.sections), "cases": cases}
+            "slip_atol": exercise.slip_atol, "sections": dict(exercise.sections), "special_rule": exercise.special_rule,
+            "cases": cases}
 
 
 def is_tensor_exercise(exercise: Exercise) -> bool:
     """Judged case by case with TensorExercise's own loop (no override of how cases are judged)."""
     kind = type(exercise)
-    # kind_ok: the answer's type, as TensorExercise reads expected_kind ("bool", "float") or lab05's int64 answers
-    known_kinds = (tensors.TensorExercise.kind_ok, lab05.LongExercise.kind_ok)
     return (isinstance(exercise, tensors.TensorExercise) and kind.judge is Exercise.judge
-            and kind.kind_ok in known_kinds and kind.normalise is tensors.TensorExercise.normalise
+            and kind.kind_ok is tensors.TensorExercise.kind_ok and kind.normalise is tensors.TensorExercise.normalise
             and kind.same is tensors.TensorExercise.same and kind.same_slip is tensors.TensorExercise.same_slip
             and kind.judge_outputs is tensors.TensorExercise.judge_outputs
             and kind.judge_case is tensors.TensorExercise.judge_case
             and kind.diagnose is tensors.TensorExercise.diagnose and kind.wrong_type is tensors.TensorExercise.wrong_type
             and kind.passed is Exercise.passed and kind.result is Exercise.result
-            and kind.special in (tensors.TensorExercise.special, lab01.CausalMask.special,
-                                 lab01.PaddingMask.special, lab01.CombinedMask.special))
+            and kind.special is tensors.TensorExercise.special)
 
 
 def record_hand(exercise: lab00.HandExercise) -> dict:

@@ -8,7 +8,7 @@ feedback are the ones the full autograder gives, without its reference code.
 
 The way of judging is recorded per exercise (`mode`): "tensor" for one
 tensor per case (TensorExercise's judge, labs/judging.py, on the recorded right
-answers and slips; lab01's special cases here); "judge" for labs 02-04, whose
+answers and slips); "judge" for labs 02-04, whose
 exercises are judged by the very classes the instructor's grader uses
 (labs/judging*.py), on the references recorded for the public cases
 (recorded_judge); lab00 ("hand") has no cases to record: see hand.py.
@@ -20,14 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from .exercise import Array, Case, Exercise, Feedback, Result
-from .labs.judging import TensorExercise, from_plain, is_torch
-
-
-def result_from(data: dict, exercise_id: str, max_points: float) -> Result:
-    feedback = [Feedback(key, params) for key, params in data["feedback"]]
-    return Result(exercise_id, float(data["points"]), float(max_points), data["status"], feedback,
-                  data.get("diagnosis"))
+from .exercise import Case, Exercise
+from .labs.judging import TensorExercise, from_plain
 
 
 def array_from(data: dict) -> np.ndarray:
@@ -36,13 +30,13 @@ def array_from(data: dict) -> np.ndarray:
 
 
 class TensorReplay(TensorExercise):
-    """One tensor per case (lab01, lab05): TensorExercise's own judge on the recorded answers and slips."""
+    """One tensor per case (labs 01 and 05): TensorExercise's own judge on the recorded answers and slips."""
 
     def __init__(self, data: dict):
         self.id, self.points, self.section, self.kind = data["id"], data["points"], data["section"], data["kind"]
         self.data = data
         self.expected_kind, self.atol, self.slip_atol = data["expected_kind"], data["atol"], data["slip_atol"]
-        self.sections = data["sections"]
+        self.sections, self.special_rule = data["sections"], data["special_rule"]
         self._records = {record["name"]: record for record in data["cases"]}
 
     def cases(self, ctx, seed=None):
@@ -54,29 +48,6 @@ class TensorReplay(TensorExercise):
     def slips(self, case: Case) -> list:
         return [(slip["diagnosis"], array_from(slip["value"]), slip["key"], slip["params"])
                 for slip in self._records[case.name]["slips"]]
-
-    def kind_ok(self, got) -> bool:
-        if self.expected_kind == "int64":  # lab05's position ids
-            return is_torch(got) and got.dtype == "int64"
-        return super().kind_ok(got)
-
-    def special(self, case: Case, got: Array, answer: np.ndarray) -> Result | None:
-        """lab01's diagnoses that are no fixed wrong answer, with the result recorded for each."""
-        special = self._records[case.name].get("special")
-        if special is None:
-            return None
-        want = self.expected(case)
-        if special["kind"] == "nan":
-            if self.kind_ok(got) and answer.shape == want.shape and np.isnan(answer).any():
-                return result_from(special["result"], self.id, self.points)
-        elif special["kind"] == "reshaped":
-            if got.dtype == "bool" and is_torch(got) and answer.shape != want.shape and answer.size == want.size \
-                    and np.array_equal(answer.reshape(-1), want.reshape(-1)):
-                result = result_from(special["result"], self.id, self.points)
-                got_shape = "(" + ", ".join(str(n) for n in answer.shape) + ")"
-                result.feedback[1] = Feedback(result.feedback[1].key, {**result.feedback[1].params, "got": got_shape})
-                return result
-        return None
 
 
 class RecordedReferences:
