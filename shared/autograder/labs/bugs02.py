@@ -22,6 +22,8 @@ from typing import Callable
 
 import numpy as np
 
+from .judging02 import FAINT_LEAK, POSITION_LEAK  # the names lab02's judges group these functions by
+
 FUNCTION_NAME = "attn_fn"
 
 PRELUDE = '''_weights = {{}}  # (d, dtype) -> (W_q, W_k, W_v): drawn once per size, the same numbers on every call
@@ -140,7 +142,6 @@ IMPLS: tuple[Impl, ...] = (
 BY_NAME = {impl.name: impl for impl in IMPLS}
 PERTURBATION = tuple(impl for impl in IMPLS if impl.perturbation)
 JACOBIAN = tuple(impl for impl in IMPLS if impl.jacobian)
-POSITION_LEAK = "position_leak"
 
 
 def position_leak(query: int, key: int) -> Impl:
@@ -168,7 +169,6 @@ def position_leak(query: int, key: int) -> Impl:
 # The faint leak moves one earlier output by at most 2 * FAINT (tanh keeps it bounded): below 1e-3 whatever
 # the perturbation, far above float32 rounding (~1e-7 here). A test that compares within 1e-5 sees it, one
 # within 1e-3 cannot: the tolerance belongs near the rounding noise.
-FAINT_LEAK = "faint_leak"
 FAINT = 4e-4
 
 

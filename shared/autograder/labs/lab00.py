@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from ..i18n import N_
-from ..exercise import Case, Exercise, Feedback, Result, close, first_difference, shape_mismatch, value_mismatch
+from ..exercise import Case, Exercise, Feedback, Result, close, first_wrong_entry, shape_mismatch, value_mismatch
 from . import LabSpec
 
 T = 3
@@ -149,8 +149,7 @@ class HandExercise(Exercise):
         for name, slip in self.slips(problem):
             if self.matches_slip(name, answer, slip, atol):
                 return self.diagnosed(name)
-        index = first_difference(answer, self.reference(problem), atol)
-        return value_mismatch(self, cases[0], answer, index or (0, 0))
+        return value_mismatch(self, cases[0], answer, first_wrong_entry(answer, self.reference(problem), atol))
 
     def matches_slip(self, name: str, answer: np.ndarray, slip: np.ndarray, atol: float) -> bool:
         return close(answer, slip, atol)

@@ -25,44 +25,15 @@ from typing import Any
 
 import numpy as np
 
-from .. import evidence, i18n
 from ..i18n import N_
-from ..exercise import Array, Case, Exercise, Feedback, Result, decode, describe, first_difference, shape_mismatch
+from ..exercise import Case, Exercise
 from . import LabSpec
+from .judging import close_nan  # noqa: F401  (the lab's tests read the judges' names here)
+from .judging03 import (ATOL, BUGS, CHAPTER_SECTIONS, FAINT_LEAK, PADDING_SLIPS, POSITION_LEAK,  # noqa: F401
+                        SWEEP_BUGS, CausalSelfAttentionJudge, PrefixTestJudge, real_positions, real_rows)
 from .tensors import rng_for
 
-ATOL = 1e-5  # the issue: "compare within 1e-5"
-MATCH_ATOL = 1e-4  # recognising a slip: float32 student output against a float64 candidate
 LAYERS = ("q_proj", "k_proj", "v_proj", "out_proj")
-
-# Where the book explains each mistake (chapter §section); a diagnosis not listed
-# here is specific to this lab and points to the lab's own section.
-CHAPTER_SECTIONS = {
-    # CausalSelfAttention
-    "no_mask": "02 §0",
-    "wrong_triangle": "03 §3",
-    "diagonal_masked": "08 §3",
-    "forgot_scale": "03 §2",
-    "scale_d_model": "06 §4",
-    "wrong_axis": "03 §4",
-    "heads_not_split": "06 §0",
-    "wrong_head_split": "06 §4",
-    "heads_wrong": "06 §4",
-    "mask_not_shared": "06 §1",
-    "mask_batch_on_heads": "06 §4",
-    "padding_ignored": "05 §2",
-    "padding_queries": "05 §5",
-    "padding_side_ignored": "05 §2",
-    "padding_wrong": "05 §2",
-    # prefix_test
-    "always_true": "07 §2",
-    "missed_bugs": "07 §2",
-    "always_false": "07 §6",
-    "rejects_correct": "07 §6",
-    "missed_positions": "07 §6",
-    "tolerance_too_loose": "07 §6",
-    "no_evidence": "07 §2",
-}
 
 
 # ---------------------------------------------------------------- plain-data helpers (shared with lab04)
@@ -90,53 +61,6 @@ def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
         return e / e.sum(axis=axis, keepdims=True)
 
 
-def close_nan(a: np.ndarray, b: np.ndarray, atol: float) -> bool:
-    """Equal within atol, where NaN matches NaN and inf matches inf of the same sign."""
-    a = np.asarray(a, dtype=float)
-    b = np.asarray(b, dtype=float)
-    if a.shape != b.shape:
-        return False
-    both_nan = np.isnan(a) & np.isnan(b)
-    same_inf = np.isinf(a) & np.isinf(b) & (np.sign(a) == np.sign(b))
-    finite = np.isfinite(a) & np.isfinite(b)
-    with np.errstate(invalid="ignore"):
-        ok = both_nan | same_inf | (finite & (np.abs(a - b) <= atol))
-    return bool(ok.all())
-
-
-def is_float_array(value: Any, shape: tuple[int, ...]) -> bool:
-    return isinstance(value, Array) and value.is_float and value.shape == tuple(shape)
-
-
-def as_bool(value: Any) -> bool | None:
-    """A Python bool, or a 0-d boolean tensor/array (`(a == b).all()`), as a bool; else None."""
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, Array) and value.is_bool and value.shape == ():
-        return bool(value.values)
-    return None
-
-
-class LabExercise(Exercise):
-    """Diagnoses point to chapter 03 where it explains the step, else to this lab's own section."""
-
-    lab_section = ""
-    chapter_sections: dict[str, str] = CHAPTER_SECTIONS
-
-    def diagnosed(self, diagnosis: str, points: float = 0.0, **params) -> Result:
-        key = f"{self.lab}.{diagnosis}"
-        if not i18n.has(key):
-            key = f"diagnosis.{diagnosis}"
-        feedback = [Feedback("common.failed", {"name": self.id}), Feedback(key, params)]
-        return self.result(points, "failed", *feedback, self.pointer(diagnosis), diagnosis=diagnosis)
-
-    def pointer(self, diagnosis: str | None) -> Feedback:
-        chapter = self.chapter_sections.get(diagnosis or "")
-        if chapter:
-            return Feedback("common.see_section", {"section": chapter})
-        return Feedback(f"{self.lab}.see_lab", {"section": self.lab_section})
-
-
 # ---------------------------------------------------------------- CausalSelfAttention: the math
 def allowed_mask(T: int, kind: str = "causal") -> np.ndarray:
     """(T, T) bool, True = query i may read key j."""
@@ -147,13 +71,6 @@ def allowed_mask(T: int, kind: str = "causal") -> np.ndarray:
         "strict": np.tril(ones, k=-1),
         "upper": np.triu(ones),
     }[kind]
-
-
-def real_positions(T: int, lengths, side: str = "right") -> np.ndarray:
-    """(B, T) bool: True at the real tokens; padding on the right (positions < length) or on the left."""
-    positions = np.arange(T)[None, :]
-    lengths = np.asarray(lengths)[:, None]
-    return positions >= T - lengths if side == "left" else positions < lengths
 
 
 def self_attention(x: np.ndarray, state: dict[str, np.ndarray], n_heads: int, lengths=None, side: str = "right", *,
@@ -235,24 +152,6 @@ SLIPS: list[tuple[str, dict]] = [
     # which must match at the padding rows too, so what is left handled only the padding rows (the query axis).
     ("padding_queries", {"padding": "queries"}),
 ]
-PADDING_SLIPS = ("mask_batch_on_heads", "padding_side_ignored", "padding_ignored", "padding_queries")
-
-
-def compared_rows(out: np.ndarray, lengths, side: str = "right", skip_first: bool = False) -> np.ndarray:
-    """The output with every padding query position set to 0, and with `skip_first` each sequence's first
-    real position too (the one a masked diagonal leaves without any key)."""
-    B, T = out.shape[:2]
-    keep = np.ones((B, T), dtype=bool) if lengths is None else real_positions(T, lengths, side)
-    if skip_first:
-        first = keep.argmax(axis=1)  # (B,): the first real position of each sequence
-        keep = keep.copy()
-        keep[np.arange(B), first] = False
-    return np.where(keep[:, :, None], out, 0.0)
-
-
-def real_rows(out: np.ndarray, lengths, side: str = "right") -> np.ndarray:
-    """The output with every padding query position set to 0."""
-    return compared_rows(out, lengths, side)
 
 
 def random_state(rng: np.random.Generator, d_model: int) -> dict[str, np.ndarray]:
@@ -294,23 +193,14 @@ def case_inputs(case: Case) -> tuple[np.ndarray, dict[str, np.ndarray], int, Any
     return x, state, call["init"][1], lengths, call["kwargs"].get("padding_side", "right")
 
 
-class CausalSelfAttentionExercise(LabExercise):
-    id = "CausalSelfAttention"
-    kind = "module"
-    points = 5
-    padding_points = 2  # of `points`: the cases with `lengths`
+class CausalSelfAttentionExercise(CausalSelfAttentionJudge):
+    """CausalSelfAttention's cases and the numpy forward pass as the reference (the judge: judging03)."""
+
     # Hidden shapes, always all of them: T = 1, one head and many, odd head sizes, lengths of 1 and T,
     # padding on both sides.
     HIDDEN = ((1, 1, 4, 2, None, "right"), (3, 1, 6, 3, None, "right"), (2, 7, 8, 4, None, "right"),
               (1, 5, 12, 3, None, "right"), (2, 6, 8, 2, [6, 1], "right"), (3, 5, 6, 1, [2, 5, 3], "left"),
               (2, 1, 4, 2, [1, 1], "left"), (2, 4, 8, 4, [4, 3], "right"), (2, 6, 8, 2, [1, 4], "left"))
-    section = "06 §1"
-    lab_section = "1"
-    diagnoses = (
-        "no_mask", "diagonal_masked", "wrong_triangle", "forgot_scale", "scale_d_model", "wrong_axis",
-        "heads_not_split", "wrong_head_split", "heads_wrong", "mask_not_shared", "mask_batch_on_heads",
-        "padding_side_ignored", "padding_ignored", "padding_queries", "padding_wrong", "layers_missing",
-    )
 
     def cases(self, ctx: dict, seed: int | None = None) -> list[Case]:
         rng = np.random.default_rng(3)
@@ -342,70 +232,22 @@ class CausalSelfAttentionExercise(LabExercise):
                                          lengths_as_tensor=bool(rng.integers(0, 2)), public=False, side=side))
         return cases
 
-    def judge(self, ctx: dict, cases: list[Case], outputs: list[dict]) -> Result:
-        for case, output in zip(cases, outputs):
-            error = output.get("error")
-            if error and "state_dict" in error.get("message", ""):
-                # The module could not take the reference weights: name the interface, not a traceback.
-                return self.diagnosed("layers_missing", message=error["message"][:160])
-        return super().judge(ctx, cases, outputs)
+    def reference(self, case: Case) -> dict:
+        x, state, heads, lengths, side = case_inputs(case)
+        return {"out": self_attention(x, state, heads, lengths, side), "heads": heads, "side": side,
+                "lengths": None if lengths is None else [int(n) for n in lengths]}
 
-    def judge_outputs(self, ctx: dict, cases: list[Case], values: list[Any]) -> Result:
-        inputs = [case_inputs(case) for case in cases]
-        for case, (x, *_), got in zip(cases, inputs, values):
-            if not is_float_array(got, x.shape):
-                return shape_mismatch(self, case, got, f"float32 {tuple(x.shape)}")
-        got = [value.values for value in values]
-        want = [self_attention(*case_input) for case_input in inputs]
-        right = [close_nan(real_rows(g, lengths, side), real_rows(w, lengths, side), ATOL)
-                 for g, w, (_, _, _, lengths, side) in zip(got, want, inputs)]
-        if all(right):
-            return self.passed()
-        plain = [not case.data["padding"] for case in cases]
-        padding_only = all(ok for ok, p in zip(right, plain) if p)
-        for name, slip in SLIPS:
-            if padding_only != (name in PADDING_SLIPS):
-                continue
-            if self.matches(got, inputs, slip, skip_first=(name == "diagonal_masked"),
-                            padding_rows=(name == "padding_ignored")):
-                return self.diagnosed(name, points=self.points - self.padding_points if padding_only else 0)
-        if padding_only:
-            return self.diagnosed("padding_wrong", points=self.points - self.padding_points)
-        one_head = [ok for ok, (_, _, heads, _, _) in zip(right, inputs) if heads == 1]
-        if one_head and all(one_head):
-            return self.diagnosed("heads_wrong")
-        index = next(i for i, ok in enumerate(right) if not ok)
-        lengths, side = inputs[index][3:]
-        # first_difference allows 1e-12 more than close_nan: where every gap lies just above ATOL it finds
-        # none, and the first entry is named (a bare (0,) picked a whole row, which the format below rejects).
-        position = first_difference(np.nan_to_num(real_rows(got[index], lengths, side), nan=1e30),
-                                    real_rows(want[index], lengths, side), ATOL) or (0,) * got[index].ndim
-        return self.result(
-            0, "failed",
-            Feedback("common.failed", {"name": self.id}),
-            Feedback("common.wrong_entry", {"case": cases[index].name, "index": ", ".join(map(str, position)),
-                                            "got": f"{got[index][position]:.4g}"}),
-            self.pointer(None),
-            diagnosis="wrong_values",
-        )
+    def slip_references(self, case: Case) -> list:
+        x, state, heads, lengths, side = case_inputs(case)
+        return [(name, self_attention(x, state, heads, lengths, side, **slip)) for name, slip in SLIPS]
 
     @staticmethod
     def matches(got: list[np.ndarray], inputs, slip: dict, skip_first: bool = False,
                 padding_rows: bool = False) -> bool:
-        """Whether every output equals the slip's at the real positions (and at the padding ones too, with
-        `padding_rows`: ignoring `lengths` leaves them reading the sequence like any other position)."""
-        for value, (x, state, heads, lengths, side) in zip(got, inputs):
-            candidate = self_attention(x, state, heads, lengths, side, **slip)
-            if candidate is None:
-                return False
-            if not padding_rows:
-                # A masked diagonal leaves the first real position without a key: NaN with -inf, zeros
-                # with SDPA, the mean of V with -1e9; whatever the student wrote there, the rest tells.
-                value = compared_rows(value, lengths, side, skip_first)
-                candidate = compared_rows(candidate, lengths, side, skip_first)
-            if not close_nan(value, candidate, MATCH_ATOL):
-                return False
-        return True
+        """Whether every output equals the slip's (keyword arguments of self_attention), as the judge compares."""
+        references = [{"lengths": lengths, "side": side} for _, _, _, lengths, side in inputs]
+        candidates = [self_attention(*case_input, **slip) for case_input in inputs]
+        return CausalSelfAttentionJudge.matches_slip(got, references, candidates, skip_first, padding_rows)
 
 
 # ---------------------------------------------------------------- prefix_test: the decoders
@@ -453,22 +295,14 @@ BUG_LINES: dict[str, tuple[str, str]] = {
     "middle_leak": ("leak", "    logits[:, :1] = logits[:, :1] + extra[tokens[:, T // 2]][:, None]  # (B, T, VOCAB):"
                             " BUG, position 0 reads token T // 2"),
 }
-# The whole-model bugs graded one point each; the position sweep (single-position leaks at every t and
-# of every distance, plus one faint leak) is the fifth point.
-# middle_leak stays available for demonstrations: the sweep covers it.
-BUGS: tuple[str, ...] = ("no_mask", "off_by_one", "time_axis_norm", "shifted_input")
-POSITION_LEAK = "position_leak"
-FAINT_LEAK = "faint_leak"
-SWEEP_BUGS = (POSITION_LEAK, FAINT_LEAK)
-SWEEP = "positions"
-CHECKS: tuple[str, ...] = BUGS + (SWEEP,)
+# The whole-model bugs graded (BUGS, in judging03) are some of these; middle_leak stays available for
+# demonstrations: the sweep covers it.
 PUBLIC_VOCAB = 11
 PUBLIC_DECODER_SEED = 2024
 PUBLIC_SWEEP_SEED = 10  # draws the public sweep (fixed: `check` shows the same cases every time)
 # The faint leak moves the logits by at most 2 * FAINT (tanh keeps it bounded), always below 1e-3 and far
 # above float32 rounding (~1e-6): a test that compares within 1e-5 sees it, one within 1e-3 cannot.
 FAINT = 4e-4
-CRASHED = "__prefix_test_crashed__"  # marks, in the judged values, a buggy decoder the test raised on
 
 
 def sweep_leaks(T: int, rng: np.random.Generator) -> list[tuple[int, int]]:
@@ -524,27 +358,11 @@ def decoders(vocab: int = PUBLIC_VOCAB, seed: int = PUBLIC_DECODER_SEED) -> dict
             for name in ("correct",) + tuple(BUG_LINES)}
 
 
-class PrefixTestExercise(LabExercise):
-    """prefix_test(model_fn, vocab_size, T=8, seed=0) -> bool, graded on a correct and on leaking decoders.
+class PrefixTestExercise(PrefixTestJudge):
+    """prefix_test's cases: a correct decoder, one per bug and the position sweep (the judge: judging03)."""
 
-    Five points: one per whole-model bug (BUGS) and one for the position
-    sweep: decoders in which one position t also reads one later token s,
-    at every t = 0 … T-2 and of every distance s - t, placed per seed
-    (sweep_leaks), and one decoder whose leak is faint (below 1e-3, far above
-    rounding); all of them must be rejected. A rejection
-    counts only when the test's own recorded calls show the leak (two inputs
-    that agree up to t whose logits at or before t differ, on the grader's copy
-    of the decoder). Nothing counts unless the correct decoder gets True.
-    """
-
-    id = "prefix_test"
-    points = len(CHECKS)
-    section = "07 §2"
-    lab_section = "3"
     public_T = 8  # the signature's default
     hidden_T = 10
-    diagnoses = ("always_true", "always_false", "rejects_correct", "missed_positions", "tolerance_too_loose",
-                 "crashes", "missed_bugs", "wrong_type", "no_evidence")
 
     def run_set(self, vocab: int, decoder_seed: int, T: int, kwargs: dict, public: bool,
                 rng: np.random.Generator) -> list[Case]:
@@ -579,105 +397,10 @@ class PrefixTestExercise(LabExercise):
             cases += self.run_set(vocab, decoder_seed, T, {"T": T, "seed": test_seed}, False, rng)
         return cases
 
-    def judge(self, ctx: dict, cases: list[Case], outputs: list[dict]) -> Result:
-        # Cases of buggy decoders are "optional" for the base class: a crash there costs that
-        # bug only, so it is marked here, while the raw outputs are still at hand.
-        marked = []
-        for case, output in zip(cases, outputs):
-            if case.data["bug"] != "correct" and "ok" not in output:
-                error = output.get("error") or {"type": next(iter(output), "error"), "message": ""}
-                output = {"ok": {CRASHED: {"type": error["type"], "message": error["message"]}}}
-            elif (case.data["bug"] != "correct" and "ok" in output and as_bool(decode(output["ok"])) is False
-                  and not self.witnessed(case, output)):
-                output = {"ok": {UNSUPPORTED: True}}
-            marked.append(output)
-        return super().judge(ctx, cases, marked)
-
-    @staticmethod
-    def witnessed(case: Case, output: dict) -> bool:
-        inputs = evidence.recorded_inputs(output)
-        if not inputs:
-            return False
-        model = _trusted_decoder(case.data["bug"], case.data["vocab"], case.data["decoder_seed"], case.data["leak"])
-        vocab = case.data["vocab"]
-
-        def run(ids: np.ndarray) -> np.ndarray:
-            import torch
-
-            if ids.ndim != 2 or ids.shape[1] > 64 or ids.shape[0] > 64 or (ids < 0).any() or (ids >= vocab).any():
-                raise ValueError("not token ids of this decoder")
-            with torch.no_grad():
-                return model(torch.tensor(ids, dtype=torch.long)).double().numpy()
-
-        key = ("lab03", case.data["bug"], vocab, case.data["decoder_seed"], case.data["leak"])
-        return evidence.witnessed(inputs, run, feature_dims=0, key=key)
-
-    def judge_outputs(self, ctx: dict, cases: list[Case], values: list[Any]) -> Result:
-        crashes = {}
-        verdicts: dict[str, list] = {}
-        missed_sweep: list[tuple[str, tuple[int, int], Any]] = []  # (bug, leak, verdict) of the sweep's misses
-        for case, value in zip(cases, values):
-            check = SWEEP if case.data["bug"] in SWEEP_BUGS else case.data["bug"]
-            if isinstance(value, dict) and CRASHED in value:  # the test raised on a buggy decoder
-                crashes.setdefault(check, value[CRASHED])
-                verdict = None
-            elif isinstance(value, dict) and UNSUPPORTED in value:
-                verdict = "unsupported"
-            else:
-                verdict = as_bool(value)
-                if verdict is None:
-                    key = "lab03.returned_none" if value is None else "common.wrong_shape"
-                    return self.result(0, "failed", Feedback("common.failed", {"name": self.id}),
-                                       Feedback(key, {"case": case.name, "expected": "bool", "got": describe(value)}),
-                                       Feedback("lab03.wrong_type"), diagnosis="wrong_type")
-            if check == SWEEP and verdict is not False:
-                missed_sweep.append((case.data["bug"], tuple(case.data["leak"]), verdict))
-            verdicts.setdefault(check, []).append(verdict)
-        if not all(v is True for v in verdicts["correct"]):
-            flagged_all = all(v in (False, "unsupported") for check in CHECKS for v in verdicts[check])
-            return self.diagnosed("always_false" if flagged_all else "rejects_correct")
-        caught = [check for check in CHECKS if all(v is False for v in verdicts[check])]
-        missed = [check for check in CHECKS if check not in caught]
-        if not missed:
-            return self.passed(Feedback("lab03.caught_all", {}))
-        feedback = [Feedback("common.failed", {"name": self.id}),
-                    Feedback("lab03.passed_checks", {"caught": len(caught), "total": len(CHECKS)})]
-        for check in missed:
-            if check in crashes:
-                continue
-            if check == SWEEP:
-                positions = sorted({leak[0] for bug, leak, _ in missed_sweep if bug == POSITION_LEAK})
-                if positions:
-                    feedback.append(Feedback("lab03.missed.positions",
-                                             {"positions": ", ".join(str(t) for t in positions)}))
-                for bug, leak, _ in missed_sweep:
-                    if bug == FAINT_LEAK:
-                        feedback.append(Feedback("lab03.missed.faint_leak", {"position": leak[0], "token": leak[1]}))
-            else:
-                feedback.append(Feedback(f"lab03.missed.{check}"))
-        said = [v for check in CHECKS for v in verdicts[check]]
-        if crashes:
-            check, error = next(iter(crashes.items()))
-            feedback.append(Feedback("lab03.crashes", {"bug": check, "type": error["type"],
-                                                       "message": str(error["message"])[:160]}))
-            diagnosis = "crashes"
-        elif not caught and all(v is True for v in said):
-            diagnosis = "always_true"
-        elif "unsupported" in said:
-            diagnosis = "no_evidence"
-        elif missed == [SWEEP] and all(bug == FAINT_LEAK for bug, _, _ in missed_sweep):
-            diagnosis = "tolerance_too_loose"  # every leak caught but the faint one: the comparison is too lax
-        elif missed == [SWEEP]:
-            diagnosis = "missed_positions"
-        else:
-            diagnosis = "missed_bugs"
-        if diagnosis != "crashes":
-            feedback.append(Feedback(f"lab03.{diagnosis}"))
-        feedback.append(self.pointer(diagnosis))
-        return self.result(len(caught), "failed", *feedback, diagnosis=diagnosis)
+    def trusted_function(self, case: Case):
+        return _trusted_decoder(case.data["bug"], case.data["vocab"], case.data["decoder_seed"], case.data["leak"])
 
 
-UNSUPPORTED = "__prefix_test_unsupported__"  # marks a rejection the test's own calls do not back up
 _DECODERS: dict[tuple, Any] = {}
 
 

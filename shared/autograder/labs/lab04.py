@@ -13,35 +13,15 @@
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 
 from ..i18n import N_
-from ..exercise import Array, Case, Exercise, Feedback, Result, describe, first_difference, shape_mismatch
+from ..exercise import Case, Exercise
 from . import LabSpec
+from .judging04 import ATOL, CHAPTER_SECTIONS, MASK_SLIPS, CachedAttentionJudge, KVCacheMaskJudge  # noqa: F401
 from .tensors import rng_for
-from .lab03 import LabExercise, arg_array, close_nan, f32, is_float_array, softmax, tensor_arg
-
-ATOL = 1e-5
-MATCH_ATOL = 1e-4
-
-# Where the book explains each mistake (chapter §section); the others point to the lab's own section.
-CHAPTER_SECTIONS = {
-    "top_left": "08 §7",
-    "diagonal_masked": "08 §3",
-    "off_by_one": "08 §4",
-    "inverted": "08 §5",
-    "no_mask": "09 §1",
-    "past_blocked": "09 §1",
-    "transposed": "09 §1",
-    "forgot_scale": "03 §2",
-    "wrong_axis": "03 §4",
-    "past_ignored": "09 §1",
-    "cache_not_appended": "09 §1",
-    "cache_order": "09 §1",
-    "wrong_cache": "09 §1",
-}
+from .lab03 import arg_array, f32, softmax, tensor_arg
 
 
 # ---------------------------------------------------------------- the masks
@@ -69,16 +49,8 @@ def cache_mask(T_new: int, T_past: int, kind: str = "bottom_right") -> np.ndarra
     raise ValueError(kind)
 
 
-MASK_SLIPS = ("top_left", "diagonal_masked", "off_by_one", "inverted", "no_mask", "past_blocked")
-
-
-class KVCacheMaskExercise(LabExercise):
-    id = "kv_cache_mask"
-    points = 3
-    section = "09 §1"
-    lab_section = "1"
-    chapter_sections = CHAPTER_SECTIONS
-    diagnoses = MASK_SLIPS + ("transposed",)
+class KVCacheMaskExercise(KVCacheMaskJudge):
+    """kv_cache_mask's cases, and cache_mask as the reference (the judge: judging04)."""
 
     def cases(self, ctx: dict, seed: int | None = None) -> list[Case]:
         sizes = [(1, 5), (3, 2), (4, 0), (2, 4)]
@@ -91,31 +63,11 @@ class KVCacheMaskExercise(LabExercise):
         return [Case(f"kv_cache_mask({n}, {p})", {"kind": "call", "target": self.id, "args": [n, p]}, public=pub)
                 for (n, p), pub in zip(sizes, public)]
 
-    def judge_outputs(self, ctx: dict, cases: list[Case], values: list[Any]) -> Result:
-        sizes = [tuple(case.call["args"]) for case in cases]
-        for case, (T_new, T_past), got in zip(cases, sizes, values):
-            shape = (T_new, T_past + T_new)
-            if isinstance(got, Array) and got.is_bool and got.shape == shape[::-1] and shape[0] != shape[1]:
-                if np.array_equal(got.values.T, cache_mask(T_new, T_past)):
-                    return self.diagnosed("transposed")
-            if not (isinstance(got, Array) and got.is_bool and got.shape == shape):
-                return shape_mismatch(self, case, got, f"bool {shape}")
-        got = [value.values for value in values]
-        if all(np.array_equal(g, cache_mask(n, p)) for g, (n, p) in zip(got, sizes)):
-            return self.passed()
-        for slip in MASK_SLIPS:
-            if all(np.array_equal(g, cache_mask(n, p, slip)) for g, (n, p) in zip(got, sizes)):
-                return self.diagnosed(slip)
-        index = next(i for i, (g, (n, p)) in enumerate(zip(got, sizes)) if not np.array_equal(g, cache_mask(n, p)))
-        position = tuple(int(i) for i in np.argwhere(got[index] != cache_mask(*sizes[index]))[0])
-        return self.result(
-            0, "failed",
-            Feedback("common.failed", {"name": self.id}),
-            Feedback("common.wrong_entry", {"case": cases[index].name, "index": ", ".join(map(str, position)),
-                                            "got": str(bool(got[index][position]))}),
-            self.pointer(None),
-            diagnosis="wrong_values",
-        )
+    def reference(self, case: Case) -> np.ndarray:
+        return cache_mask(*case.call["args"])
+
+    def slip_references(self, case: Case) -> list:
+        return [(slip, cache_mask(*case.call["args"], slip)) for slip in MASK_SLIPS]
 
 
 # ---------------------------------------------------------------- attention with a cache
@@ -180,14 +132,8 @@ def attention_inputs(case: Case) -> tuple[np.ndarray, ...]:
     return q, k, v, np.concatenate([past_k, k], axis=-2), np.concatenate([past_v, v], axis=-2), past_k.shape[-2]
 
 
-class CachedAttentionExercise(LabExercise):
-    id = "cached_attention"
-    points = 5
-    section = "09 §1"
-    lab_section = "3"
-    chapter_sections = CHAPTER_SECTIONS
-    diagnoses = tuple(dict.fromkeys(name for name, _ in ATTENTION_SLIPS)) + (
-        "cache_not_appended", "cache_order", "wrong_cache", "wrong_return")
+class CachedAttentionExercise(CachedAttentionJudge):
+    """cached_attention's cases, chunk by chunk, and attend() as the reference (the judge: judging04)."""
 
     def cases(self, ctx: dict, seed: int | None = None) -> list[Case]:
         rng = np.random.default_rng(4)
@@ -214,57 +160,16 @@ class CachedAttentionExercise(LabExercise):
             cases += chunk_cases(rng, lead, T, int(rng.integers(2, 6)), int(rng.integers(1, 5)), sizes, public=False)
         return cases
 
-    def judge_outputs(self, ctx: dict, cases: list[Case], values: list[Any]) -> Result:
-        inputs = [attention_inputs(case) for case in cases]
-        for case, (q, k, v, k_all, v_all, T_past), got in zip(cases, inputs, values):
-            shapes = (q.shape[:-1] + v.shape[-1:], k_all.shape, v_all.shape)
-            expected = "tuple(" + ", ".join(f"float32 {s}" for s in shapes) + ")"
-            if not (isinstance(got, tuple) and len(got) == 3):
-                return self.wrong_return(case, got, expected)
-            if T_past and isinstance(got[1], Array) and got[1].shape == k.shape:
-                return self.diagnosed("cache_not_appended")
-            if not all(is_float_array(part, shape) for part, shape in zip(got, shapes)):
-                return shape_mismatch(self, case, got, expected)
-        for case, (q, k, v, k_all, v_all, T_past), got in zip(cases, inputs, values):
-            if not (close_nan(got[1].values, k_all, ATOL) and close_nan(got[2].values, v_all, ATOL)):
-                swapped = (np.concatenate([k, k_all[..., :T_past, :]], axis=-2),
-                           np.concatenate([v, v_all[..., :T_past, :]], axis=-2))
-                if close_nan(got[1].values, swapped[0], ATOL) and close_nan(got[2].values, swapped[1], ATOL):
-                    return self.diagnosed("cache_order")
-                return self.diagnosed("wrong_cache", case=case.name)
-        outs = [value[0].values for value in values]
-        want = [attend(q, k_all, v_all) for q, _, _, k_all, v_all, _ in inputs]
-        right = [close_nan(g, w, ATOL) for g, w in zip(outs, want)]
-        if all(right):
-            return self.passed()
-        for name, slip in ATTENTION_SLIPS:
-            if all(self.matches(g, attend(q, k_all, v_all, **slip))
-                   for g, (q, _, _, k_all, v_all, _) in zip(outs, inputs)):
-                return self.diagnosed(name)
-        index = right.index(False)
-        # first_difference allows 1e-12 more than close_nan: where every gap lies just above ATOL it finds
-        # none, and the first entry is named (a bare (0,) picked a whole row, which the format below rejects).
-        position = first_difference(np.nan_to_num(outs[index], nan=1e30), want[index], ATOL) or (0,) * outs[index].ndim
-        return self.result(
-            0, "failed",
-            Feedback("common.failed", {"name": self.id}),
-            Feedback("common.wrong_entry", {"case": cases[index].name, "index": ", ".join(map(str, position)),
-                                            "got": f"{outs[index][position]:.4g}"}),
-            self.pointer(None),
-            diagnosis="wrong_values",
-        )
+    def reference(self, case: Case) -> dict:
+        q, k, v, k_all, v_all, T_past = attention_inputs(case)
+        swapped = (np.concatenate([k, k_all[..., :T_past, :]], axis=-2),
+                   np.concatenate([v, v_all[..., :T_past, :]], axis=-2))
+        return {"out": attend(q, k_all, v_all), "k_all": k_all, "v_all": v_all, "T_past": int(T_past),
+                "k_shape": list(k.shape), "swapped": swapped}
 
-    @staticmethod
-    def matches(got: np.ndarray, candidate: np.ndarray) -> bool:
-        # A query with no key left (diagonal blocked, no cache) is NaN, zeros or the mean of V
-        # depending on how it was masked: compare where the candidate is defined.
-        defined = ~np.isnan(candidate)
-        return close_nan(got[defined], candidate[defined], MATCH_ATOL)
-
-    def wrong_return(self, case: Case, got: Any, expected: str) -> Result:
-        return self.result(0, "failed", Feedback("common.failed", {"name": self.id}),
-                           Feedback("common.wrong_shape", {"case": case.name, "expected": expected, "got": describe(got)}),
-                           Feedback("lab04.wrong_return"), diagnosis="wrong_return")
+    def slip_references(self, case: Case) -> list:
+        q, _, _, k_all, v_all, _ = attention_inputs(case)
+        return [(name, attend(q, k_all, v_all, **slip)) for name, slip in ATTENTION_SLIPS]
 
 
 EXERCISES: list[Exercise] = [KVCacheMaskExercise(), CachedAttentionExercise()]

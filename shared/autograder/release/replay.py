@@ -1,9 +1,12 @@
 """Record, from the exercise definitions, what the student release's `check` needs: plain data only.
 
 For every public case: the call, the right output and, where the definition
-names its slips case by case (lab01's TensorExercise), every slip's output with
-the exact feedback the definition gives it; labs 02-04 in replay_labs.py. No hidden case is drawn (no seed is used), and no code is
-recorded except the public decoders that lab03's notebook shows.
+names its slips case by case (TensorExercise: labs 01 and 05), every slip's
+output with its diagnosis and message. The exercises of labs 02-04 are
+judged in the release by their own judges (labs/judging*.py, shipped as they
+are): for them the case's data and its references are recorded (record_judge).
+No hidden case is drawn (no seed is used), and no code is recorded except the
+public decoders that lab03's notebook shows.
 """
 from __future__ import annotations
 
@@ -13,14 +16,9 @@ from pathlib import Path
 import numpy as np
 
 from .. import i18n
-from ..exercise import Exercise, Result
+from ..exercise import Exercise
 from ..labs import LAB_IDS, get_lab
-from ..labs import lab00, lab01, lab05, tensors
-
-
-def plain_result(result: Result) -> dict:
-    return {"points": result.points, "status": result.status, "diagnosis": result.diagnosis,
-            "feedback": [[item.key, dict(item.params)] for item in result.feedback]}
+from ..labs import judging, lab00, tensors
 
 
 def plain_array(values: np.ndarray) -> dict:
@@ -35,36 +33,30 @@ def _public(exercise: Exercise, ctx: dict) -> list:
 
 
 def record_tensor(exercise: tensors.TensorExercise) -> dict:
+    """Each public case's right answer and slips (diagnosis, answer, message key, params), for TensorExercise's
+    own judge in the release."""
     cases = []
     for case in _public(exercise, {}):
         want = exercise.expected(case)
-        record = {"name": case.name, "call": case.call, "expected": plain_array(want),
-                  "expected_text": f"{exercise.expected_kind} {tensors.shape_str(want.shape)}",
-                  "slips": [{"value": plain_array(slip), "result": plain_result(exercise.diagnose(name, key, **params))}
-                            for name, slip, key, params in exercise.slips(case)]}
-        if isinstance(exercise, lab01.CausalMask):
-            record["special"] = {"kind": "nan", "result": plain_result(exercise.diagnose("nan_in_mask"))}
-        elif isinstance(exercise, lab01.LengthsExercise):
-            result = exercise.diagnose("padding_shape", got="", expected=tensors.shape_str(want.shape))
-            record["special"] = {"kind": "reshaped", "result": plain_result(result)}
-        cases.append(record)
+        cases.append({"name": case.name, "call": case.call, "expected": plain_array(want),
+                      "slips": [{"diagnosis": name, "value": plain_array(slip), "key": key,
+                                 "params": judging.to_plain(params)} for name, slip, key, params in exercise.slips(case)]})
     return {"mode": "tensor", "expected_kind": exercise.expected_kind, "atol": exercise.atol,
-            "slip_atol": exercise.slip_atol, "block": tensors.BLOCK, "cases": cases,
-            "passed": plain_result(exercise.passed())}
+            "slip_atol": exercise.slip_atol, "sections": dict(exercise.sections), "special_rule": exercise.special_rule,
+            "cases": cases}
 
 
 def is_tensor_exercise(exercise: Exercise) -> bool:
     """Judged case by case with TensorExercise's own loop (no override of how cases are judged)."""
     kind = type(exercise)
-    # kind_ok: the answer's type, as TensorExercise reads expected_kind ("bool", "float") or lab05's int64 answers
-    known_kinds = (tensors.TensorExercise.kind_ok, lab05.LongExercise.kind_ok)
     return (isinstance(exercise, tensors.TensorExercise) and kind.judge is Exercise.judge
-            and kind.kind_ok in known_kinds and kind.normalise is tensors.TensorExercise.normalise
+            and kind.kind_ok is tensors.TensorExercise.kind_ok and kind.normalise is tensors.TensorExercise.normalise
             and kind.same is tensors.TensorExercise.same and kind.same_slip is tensors.TensorExercise.same_slip
             and kind.judge_outputs is tensors.TensorExercise.judge_outputs
             and kind.judge_case is tensors.TensorExercise.judge_case
-            and kind.special in (tensors.TensorExercise.special, lab01.CausalMask.special,
-                                 lab01.PaddingMask.special, lab01.CombinedMask.special))
+            and kind.diagnose is tensors.TensorExercise.diagnose and kind.wrong_type is tensors.TensorExercise.wrong_type
+            and kind.passed is Exercise.passed and kind.result is Exercise.result
+            and kind.special is tensors.TensorExercise.special)
 
 
 def record_hand(exercise: lab00.HandExercise) -> dict:
@@ -80,16 +72,43 @@ def record_lab(lab_id: str) -> dict:
             exercises.append({**common, **record_hand(exercise)})
         elif is_tensor_exercise(exercise):
             exercises.append({**common, **record_tensor(exercise)})
-        elif type(exercise) in RECORDERS:
-            exercises.append({**common, **RECORDERS[type(exercise)](exercise)})
+        elif judging.judge_class(exercise) is not None:
+            exercises.append({**common, **record_judge(exercise)})
         else:  # a judge the release cannot replay would give other feedback than the grader's: stop
             raise SystemExit(f"release: no recorder for {lab_id}.{exercise.id} ({type(exercise).__name__}); "
-                             "add one to autograder/release/replay_labs.py and a judge to its student package")
+                             "judge it with a class of autograder/labs/judging*.py, which the release ships")
     return {"id": lab_id, "max_score": spec.max_score, "context_names": list(spec.context_names),
             "exercises": exercises}
 
 
-from .replay_labs import RECORDERS  # noqa: E402  (they use the helpers above)
+def redefined(exercise: Exercise, judge: type) -> list[str]:
+    """Names of the judge class that the exercise's own classes define again, other than where references come from.
+
+    The release runs the judge class alone (its references recorded): anything else a lab module's class
+    changed about judging (a tolerance, a section, a method) would make `check` say something else.
+    """
+    judged = {name for kind in judge.__mro__ if kind is not object for name in vars(kind)}
+    allowed = set(judging.REFERENCE_METHODS) | {"cases"}
+    return sorted({name for kind in type(exercise).__mro__ if kind not in judge.__mro__ for name in vars(kind)
+                   if name in judged and name not in allowed and not name.startswith("__")})
+
+
+def record_judge(exercise: Exercise) -> dict:
+    """The judge class's name, and each public case with its data and its references, as plain data."""
+    judge = judging.judge_class(exercise)
+    changed = redefined(exercise, judge)
+    if changed:
+        raise SystemExit(f"release: {type(exercise).__name__} redefines {', '.join(changed)} of {judge.__name__}: "
+                         "the release's check would judge otherwise; move it into the judge class")
+    cases = _public(exercise, {})
+    names = [case.name for case in cases]
+    if len(set(names)) != len(names):
+        raise SystemExit(f"release: {exercise.id} has two public cases of one name; the release finds them by name")
+    module = judge.__module__.rsplit(".", 1)[-1]
+    return {"mode": "judge", "judge": f"{module}.{judge.__name__}",
+            "cases": [{"name": case.name, "call": case.call, "data": judging.to_plain(case.data),
+                       "reference": judging.to_plain(exercise.reference(case)),
+                       "slip_references": judging.to_plain(exercise.slip_references(case))} for case in cases]}
 
 
 def record_all() -> dict:

@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from .exercise import Case, Exercise, Feedback, Result, close, first_difference, shape_mismatch, value_mismatch
+from .exercise import Case, Exercise, Feedback, Result, close, first_wrong_entry, shape_mismatch, value_mismatch
 
 T, D_K, MASK_T = 3, 2, 4
 ROUNDING_TOL = 0.0151
@@ -99,7 +99,7 @@ def _verdict(exercise_id: str, p: dict, answer: np.ndarray | None = None, atol: 
                 return "slip", name
         elif close(answer, slip, atol):
             return "slip", name
-    return "wrong", first_difference(answer, right, atol) or (0, 0)
+    return "wrong", first_wrong_entry(answer, right, atol)
 
 
 def _could_be_weights(weights) -> bool:

@@ -5,8 +5,6 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
-from ..replay import ReplayLab
-
 DATA = Path(__file__).resolve().parents[1] / "data"
 
 
@@ -22,7 +20,9 @@ def _all() -> dict:
 LAB_IDS: tuple[str, ...] = tuple(sorted(_all()))
 
 
-def get_lab(lab_id: str) -> ReplayLab:
+def get_lab(lab_id: str):
+    from ..replay import ReplayLab  # here: replay imports this package's judging modules
+
     if lab_id not in _all():
         raise UnknownLab(lab_id)
     return ReplayLab.from_data(_all()[lab_id])
