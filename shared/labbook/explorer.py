@@ -280,7 +280,7 @@ def grid_summary(s: Settings, text: dict[str, str]) -> str:
     if empty := sum(not any(c["allowed"] for c in row) for row in grid(s)):
         parts.append(fill(text["status_grid_empty"], n=empty))
     if leaks := sum(bool(c["leak"]) for c in cells):
-        parts.append(fill(text["status_grid_leak"], n=leaks, targets=sum(c["leak"] == "target" for c in cells)))
+        parts.append(fill(text["status_grid_leak"], n=leaks, own=sum(c["leak"] == "target" for c in cells)))
     return " ".join(parts)
 
 
@@ -362,7 +362,7 @@ class Explorer:
                 + "".join(f"<td>{fmt(x)}</td>" for x in row) + "</tr>"
                 for r, row in enumerate(matrix))
             parts.append(f'<div class="lbx-numbox"><table class="lbx-num"><caption>{html.escape(title)}</caption>'
-                         f'<thead><tr><th></th>{head}</tr></thead><tbody>{rows}</tbody></table></div>')
+                         f'<thead><tr><th scope="col">{html.escape(text["corner"])}</th>{head}</tr></thead><tbody>{rows}</tbody></table></div>')
         return "".join(parts)
 
     def _legend(self, text: dict[str, str]) -> str:

@@ -344,7 +344,7 @@
       panelWorked.appendChild(h("p", { "class": "lbx-note", text: tx.worked_note }));
       var anyLeak = false, anyNaN = false;
       [["scores", tx.worked_scores, ex.scores, fmtScore], ["weights", tx.worked_weights, ex.weights, fmtWeight]].forEach(function (spec) {
-        var head = [h("th", {})];
+        var head = [h("th", { scope: "col", "class": "lbx-corner", text: tx.corner })];
         for (var j = 0; j < 3; j++) head.push(h("th", { scope: "col", text: "k" + j }));
         var rows = spec[2].map(function (row, r) {
           return h("tr", {}, [h("th", { scope: "row", text: "q" + (ex.offset + r) })].concat(row.map(function (x, j) {
@@ -391,7 +391,7 @@
       if (counts.length) parts.push(fmt(tx.status_blocked, { reasons: counts.join(", ") }));
       if (sinks) parts.push(fmt(tx.status_grid_sinks, { n: sinks }));
       if (empty) parts.push(fmt(tx.status_grid_empty, { n: empty }));
-      if (leaks) parts.push(fmt(tx.status_grid_leak, { n: leaks, targets: targets }));
+      if (leaks) parts.push(fmt(tx.status_grid_leak, { n: leaks, own: targets }));
       return parts.join(" ");
     }
 
