@@ -97,6 +97,12 @@ def test_the_static_table_carries_the_names_and_a_readable_legend():
     assert cells.names == {(r, j): name(s, r, j, "es") for r in range(6) for j in range(6)}
     assert cells.hidden == 0  # the legend's symbols are read, not hidden
     assert "✓</span> puede leer" in static
+    # the worked example's blocked numbers say why in words (grey alone would be colour only)
+    blocked = tr("explorer.legend_future", "es")
+    page = explorer(T=6, lang="es")._repr_html_()
+    static = page[page.index('<div class="lbx-static">'):page.index('<div class="lbx-app"')]
+    assert static.count(f'aria-label="−∞ ({blocked})"') == 3  # T = 3: keys above the diagonal
+    assert static.count(f'aria-label="0.00 ({blocked})"') == 3
 
 
 # ---------------------------------------------------------------- the status after a change

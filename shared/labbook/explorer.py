@@ -359,11 +359,19 @@ class Explorer:
             head = "".join(f'<th scope="col">k{j}</th>' for j in range(3))
             rows = "".join(
                 f'<tr><th scope="row">q{example["offset"] + r}</th>'
-                + "".join(f"<td>{fmt(x)}</td>" for x in row) + "</tr>"
+                + "".join(self._worked_cell(fmt(x), st, text) for x, st in zip(row, example["states"][r])) + "</tr>"
                 for r, row in enumerate(matrix))
             parts.append(f'<div class="lbx-numbox"><table class="lbx-num"><caption>{html.escape(title)}</caption>'
                          f'<thead><tr><th scope="col">{html.escape(text["corner"])}</th>{head}</tr></thead><tbody>{rows}</tbody></table></div>')
         return "".join(parts)
+
+    @staticmethod
+    def _worked_cell(shown: str, st: dict, text: dict[str, str]) -> str:
+        """A number of the worked example; a blocked or leaking one says so in words, not by its colour alone."""
+        why = text["legend_" + st["reason"]] if not st["allowed"] else text["legend_leak"] if st["leak"] else ""
+        label = f' aria-label="{html.escape(f"{shown} ({why})")}"' if why else ""
+        return (f'<td data-allowed="{str(st["allowed"]).lower()}" data-reason="{st["reason"]}" '
+                f'data-leak="{st["leak"]}"{label}>{shown}</td>')
 
     def _legend(self, text: dict[str, str]) -> str:
         items = [("read", SYMBOLS["read"]), ("future", SYMBOLS["future"]), ("pad", SYMBOLS["pad"]),
