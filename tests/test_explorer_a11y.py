@@ -88,6 +88,7 @@ def test_the_static_table_carries_the_names_and_a_readable_legend():
             attrs = dict(attrs)
             if tag == "td" and "data-row" in attrs:
                 self.names[int(attrs["data-row"]), int(attrs["data-col"])] = attrs.get("aria-label")
+                assert attrs.get("title") == attrs.get("aria-label")  # what an untrusted notebook keeps
             if attrs.get("aria-hidden") == "true":
                 self.hidden += 1
 

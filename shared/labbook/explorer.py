@@ -342,10 +342,13 @@ class Explorer:
         body = []
         for r, row in enumerate(grid(s)):
             i = s.offset + r
+            names = [html.escape(cell_name(s, r, j, text, label)) for j in range(s.T)]
+            # JupyterLab's sanitiser drops aria-label from an untrusted output but keeps title: the cell's
+            # words then still reach a screen reader (as its description) and show on hover
             cells = "".join(
                 f'<td data-row="{r}" data-col="{j}" data-allowed="{str(c["allowed"]).lower()}" '
                 f'data-reason="{c["reason"]}" data-leak="{c["leak"]}"{start[j]} '
-                f'aria-label="{html.escape(cell_name(s, r, j, text, label))}">{symbol(c)}</td>'
+                f'aria-label="{names[j]}" title="{names[j]}">{symbol(c)}</td>'
                 for j, c in enumerate(row))
             body.append(f'<tr{start[i]}><th scope="row">q{i} {html.escape(label[i])}</th>{cells}</tr>')
         return (f'<table class="lbx-grid"><caption>{html.escape(text["caption"])}</caption><thead><tr><th scope="col">{html.escape(text["corner"])}</th>{head}</tr></thead>'
