@@ -31,8 +31,14 @@ Signals for tests and assistive technology: the root element carries
 `data-ready="true"` once the script has run, `data-rev` (incremented on every
 render) and the current settings as data attributes; every grid cell carries
 `data-row`, `data-col`, `data-allowed`, `data-reason`, `data-leak`, `data-mark`
-(and `data-doc-start` where a new document begins); a `role="status"` line
-(aria-live) describes the selected row in words.
+(and `data-doc-start` where a new document begins). The live grid is a WAI-ARIA
+grid (one Tab stop, arrow keys, Home/End, Ctrl+Home/End; a button before the
+controls jumps to it); each cell's accessible name (`cell_name`, also on the
+static table) says query, key, readable or blocked, and why, in the notebook's
+language, and the legend's symbols are in the accessibility tree. A
+`role="status"` line (aria-live) describes the selected row in words, or, after
+a control changed with no row selected, the effect on the whole grid
+(`grid_summary`).
 
 Reasons: a blocked cell says why ("pad", "future", "align", "document",
 "window"); a readable cell has no reason except "sink", a key that only the sink
@@ -47,6 +53,7 @@ import html
 import itertools
 import json
 import math
+import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -65,6 +72,8 @@ Q_EXAMPLE = ((1.0, 2.0), (3.0, 1.0), (2.0, 2.0))
 K_EXAMPLE = ((2.0, 1.0), (1.0, 3.0), (2.0, 1.0))
 SYMBOLS = {"read": "✓", "future": "·", "pad": "∅", "window": "⋯", "align": "◸", "document": "≠", "sink": "◆"}
 MINUS_INF = "−∞"
+# Why a key is blocked, in the order the grid's summary counts them (cell_state's reasons).
+BLOCKED_REASONS = ("future", "align", "pad", "document", "window")
 
 _counter = itertools.count()
 
@@ -225,6 +234,56 @@ def tokens(lang: str) -> list[list[str]]:
     return [tr(key, lang).split(" ") for key in ("explorer.sentence1", "explorer.sentence2")]
 
 
+def fill(template: str, **params) -> str:
+    """A catalogue text with its {placeholders} filled (same as fmt in explorer.js)."""
+    return re.sub(r"\{(\w+)\}", lambda m: str(params[m[1]]) if m[1] in params else m[0], template)
+
+
+def labels(s: Settings, text: dict[str, str], lang: str) -> list[str]:
+    """The token shown at each position of the grid: a word of the sentence, or <pad>."""
+    words = tokens(lang)[s.sequence]
+    return [words[j] if j < s.T - s.pad else text["pad"] for j in range(s.T)]
+
+
+def cell_kind(s: Settings, r: int, j: int) -> str:
+    """Which explorer.cell_* text says why cell (r, j) is readable or blocked."""
+    c = cell_state(s, r, j)
+    if c["leak"]:
+        return "leak_target" if c["leak"] == "target" else "leak"
+    if not c["allowed"]:
+        return c["reason"]
+    if c["reason"] == "sink":
+        return "sink"
+    return "self" if j == s.offset + r else "read"
+
+
+def cell_name(s: Settings, r: int, j: int, text: dict[str, str], label: list[str]) -> str:
+    """What a screen reader says for cell (r, j): query, key, readable or blocked, and why."""
+    i = s.offset + r
+    state = text["cell_" + cell_kind(s, r, j)]
+    if j == i + 1 and has_target(s, i) and cell_state(s, r, j)["leak"] != "target":
+        state = fill(text["cell_with_target"], state=state)
+    return fill(text["cell"], q=i, query=label[i], k=j, key=label[j], state=state)
+
+
+def grid_summary(s: Settings, text: dict[str, str]) -> str:
+    """The status line after a control changed while no query row is selected: the effect on the whole grid."""
+    cells = [c for row in grid(s) for c in row]
+    read = sum(c["allowed"] for c in cells)
+    parts = [fill(text["status_grid"], rows=s.rows, T=s.T, read=read, blocked=len(cells) - read)]
+    counts = [fill(text["count_" + reason], n=n) for reason in BLOCKED_REASONS
+              if (n := sum(c["reason"] == reason for c in cells))]
+    if counts:
+        parts.append(fill(text["status_blocked"], reasons=", ".join(counts)))
+    if sinks := sum(c["reason"] == "sink" for c in cells):
+        parts.append(fill(text["status_grid_sinks"], n=sinks))
+    if empty := sum(not any(c["allowed"] for c in row) for row in grid(s)):
+        parts.append(fill(text["status_grid_empty"], n=empty))
+    if leaks := sum(bool(c["leak"]) for c in cells):
+        parts.append(fill(text["status_grid_leak"], n=leaks, own=sum(c["leak"] == "target" for c in cells)))
+    return " ".join(parts)
+
+
 # ---------------------------------------------------------------- the widget
 def _asset(name: str) -> str:
     return (ASSETS / name).read_text(encoding="utf-8")
@@ -232,7 +291,13 @@ def _asset(name: str) -> str:
 
 # The widget's interface: its HTML and JavaScript read these texts by name (text["caption"], ...).
 N_(
-    "explorer.align", "explorer.boundary", "explorer.bottom_right", "explorer.caption", "explorer.causal",
+    "explorer.align", "explorer.boundary", "explorer.cell", "explorer.cell_align", "explorer.cell_document",
+    "explorer.cell_future", "explorer.cell_leak", "explorer.cell_leak_target", "explorer.cell_pad",
+    "explorer.cell_read", "explorer.cell_self", "explorer.cell_sink", "explorer.cell_window",
+    "explorer.cell_with_target", "explorer.count_align", "explorer.count_document", "explorer.count_future",
+    "explorer.count_pad", "explorer.count_window", "explorer.grid_help", "explorer.skip",
+    "explorer.status_blocked", "explorer.status_grid", "explorer.status_grid_empty", "explorer.status_grid_leak",
+    "explorer.status_grid_sinks", "explorer.bottom_right", "explorer.caption", "explorer.causal",
     "explorer.corner", "explorer.documents", "explorer.legend", "explorer.legend_align",
     "explorer.legend_document", "explorer.legend_future", "explorer.legend_leak", "explorer.legend_pad",
     "explorer.legend_read", "explorer.legend_sink", "explorer.legend_target", "explorer.legend_window",
@@ -270,18 +335,20 @@ class Explorer:
     # -- static views (also what a reader without JavaScript sees)
     def _static_grid(self, text: dict[str, str]) -> str:
         s = self.settings
-        words = tokens(self.lang)[s.sequence]
-        real = s.T - s.pad
-        label = [words[j] if j < real else text["pad"] for j in range(s.T)]
+        label = labels(s, text, self.lang)
         starts = set(s.starts)
         start = [' data-doc-start="true"' if j in starts else "" for j in range(s.T)]
         head = "".join(f'<th scope="col"{start[j]}>k{j}<br>{html.escape(label[j])}</th>' for j in range(s.T))
         body = []
         for r, row in enumerate(grid(s)):
             i = s.offset + r
+            names = [html.escape(cell_name(s, r, j, text, label)) for j in range(s.T)]
+            # JupyterLab's sanitiser drops aria-label from an untrusted output but keeps title: the cell's
+            # words then still reach a screen reader (as its description) and show on hover
             cells = "".join(
                 f'<td data-row="{r}" data-col="{j}" data-allowed="{str(c["allowed"]).lower()}" '
-                f'data-reason="{c["reason"]}" data-leak="{c["leak"]}"{start[j]}>{symbol(c)}</td>'
+                f'data-reason="{c["reason"]}" data-leak="{c["leak"]}"{start[j]} '
+                f'aria-label="{names[j]}" title="{names[j]}">{symbol(c)}</td>'
                 for j, c in enumerate(row))
             body.append(f'<tr{start[i]}><th scope="row">q{i} {html.escape(label[i])}</th>{cells}</tr>')
         return (f'<table class="lbx-grid"><caption>{html.escape(text["caption"])}</caption><thead><tr><th scope="col">{html.escape(text["corner"])}</th>{head}</tr></thead>'
@@ -295,11 +362,19 @@ class Explorer:
             head = "".join(f'<th scope="col">k{j}</th>' for j in range(3))
             rows = "".join(
                 f'<tr><th scope="row">q{example["offset"] + r}</th>'
-                + "".join(f"<td>{fmt(x)}</td>" for x in row) + "</tr>"
+                + "".join(self._worked_cell(fmt(x), st, text) for x, st in zip(row, example["states"][r])) + "</tr>"
                 for r, row in enumerate(matrix))
             parts.append(f'<div class="lbx-numbox"><table class="lbx-num"><caption>{html.escape(title)}</caption>'
-                         f'<thead><tr><th></th>{head}</tr></thead><tbody>{rows}</tbody></table></div>')
+                         f'<thead><tr><th scope="col">{html.escape(text["corner"])}</th>{head}</tr></thead><tbody>{rows}</tbody></table></div>')
         return "".join(parts)
+
+    @staticmethod
+    def _worked_cell(shown: str, st: dict, text: dict[str, str]) -> str:
+        """A number of the worked example; a blocked or leaking one says so in words, not by its colour alone."""
+        why = text["legend_" + st["reason"]] if not st["allowed"] else text["legend_leak"] if st["leak"] else ""
+        label = f' aria-label="{html.escape(f"{shown} ({why})")}"' if why else ""
+        return (f'<td data-allowed="{str(st["allowed"]).lower()}" data-reason="{st["reason"]}" '
+                f'data-leak="{st["leak"]}"{label}>{shown}</td>')
 
     def _legend(self, text: dict[str, str]) -> str:
         items = [("read", SYMBOLS["read"]), ("future", SYMBOLS["future"]), ("pad", SYMBOLS["pad"]),
@@ -361,4 +436,5 @@ def explorer(T: int = 6, *, causal: bool = True, window: int = 0, padding: tuple
     return Explorer(settings, lang)
 
 
-__all__ = ["Explorer", "Settings", "cell_state", "explorer", "grid", "has_target", "symbol", "worked_example"]
+__all__ = ["Explorer", "Settings", "cell_kind", "cell_name", "cell_state", "explorer", "grid", "grid_summary",
+           "has_target", "symbol", "worked_example"]

@@ -17,6 +17,7 @@ from __future__ import annotations
 import html
 import json
 import re
+import sys
 from pathlib import Path
 
 import nbformat
@@ -26,9 +27,13 @@ from autograder.i18n import LANGS
 from browser_support import ROOT, TIMEOUT_MS
 import edition_facts as facts
 from labbook import html_edition, references
-from labbook.explorer import Settings, cell_state, explorer, fmt_weight, grid, worked_example
+from labbook.explorer import (Settings, cell_name, cell_state, explorer, fmt_weight, grid, grid_summary, labels,
+                              worked_example)
 from labbook.notebooks import BEGIN, END, STUB
-from labbook.texts import tr
+from labbook.texts import texts_with_prefix, tr
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from wcag import LARGE_TEXT, TEXT, contrast, is_large  # noqa: E402
 
 EXPLORER_CHAPTERS = ("02_causal_mask", "05_padding", "09_beyond_the_triangle")
 
@@ -304,6 +309,18 @@ def cells_where(widget, selector: str) -> set[tuple[int, int]]:
     return {tuple(x) for x in found}
 
 
+def grid_names(widget) -> list[list[str]]:
+    """The accessible name each cell of the live grid carries."""
+    return widget.locator('[data-panel="mask"] tbody tr').evaluate_all(
+        "trs => trs.map(tr => [...tr.querySelectorAll('td')].map(td => td.getAttribute('aria-label')))")
+
+
+def reference_names(s: Settings, lang: str) -> list[list[str]]:
+    text = texts_with_prefix("explorer.", lang)
+    label = labels(s, text, lang)
+    return [[cell_name(s, r, j, text, label) for j in range(s.T)] for r in range(s.rows)]
+
+
 def grid_attributes(widget) -> list[list[dict]]:
     rows = widget.locator('[data-panel="mask"] tbody tr').evaluate_all(
         """trs => trs.map(tr => [...tr.querySelectorAll('td')].map(td => ({
@@ -380,6 +397,7 @@ def test_explorer_row_mask_off_and_window(page, page_log, explorer_url, artifact
     words = tr("explorer.sentence1", "es").split(" ")
     expect(widget.locator(".lbx-status")).to_contain_text(f"«{words[4]}»")
     assert grid_attributes(widget) == grid(s)
+    assert grid_names(widget) == reference_names(s, "es")
     widget.screenshot(path=str(artifacts / "explorer_1_row3.png"))
 
     # the mask off: every readable future key is a leak; for row 3, key 4 is its own target
@@ -389,6 +407,7 @@ def test_explorer_row_mask_off_and_window(page, page_log, explorer_url, artifact
     assert cells_where(widget, '[data-leak="target"]') == {(r, r + 1) for r in range(5)}
     assert cells_where(widget, '[data-leak="future"]') == {(r, j) for r in range(6) for j in range(r + 2, 6)}
     assert grid_attributes(widget) == grid(s)
+    assert grid_names(widget) == reference_names(s, "es")
     assert cells_where(widget, '[data-mark="read"]') == {(3, j) for j in range(6) if j != 4}
     assert cells_where(widget, '[data-mark="target"]') == {(3, 4)}
     expect(widget.locator(".lbx-status")).to_contain_text(tr("explorer.status_leak", "es").split("{")[0].strip())
@@ -413,6 +432,7 @@ def test_explorer_row_mask_off_and_window(page, page_log, explorer_url, artifact
     assert {(3, 0), (3, 1)} <= cells_where(widget, '[data-reason="window"]')
     assert cells_where(widget, '[data-reason="window"]') == {(r, j) for r in range(6) for j in range(r - 1)}
     assert grid_attributes(widget) == grid(s)
+    assert grid_names(widget) == reference_names(s, "es")
     assert cells_where(widget, "[data-leak]:not([data-leak=''])") == set()
     widget.screenshot(path=str(artifacts / "explorer_4_window2.png"))
 
@@ -447,6 +467,7 @@ def test_explorer_padding_and_kv_cache(page, page_log, explorer_url, artifacts):
     s = settings_of(widget, offset=3, align="top-left")
     assert cells_where(widget, '[data-reason="align"]') == {(r, j) for r in range(3) for j in range(r + 1, r + 4)}
     assert grid_attributes(widget) == grid(s)
+    assert grid_names(widget) == reference_names(s, "es")
     widget.screenshot(path=str(artifacts / "explorer_5_kv_top_left.png"))
     assert not page_log.errors, page_log.errors
 
@@ -463,6 +484,7 @@ def test_explorer_documents_and_sinks(page, page_log, explorer_url, artifacts):
     expect(widget).to_have_attribute("data-documents", "3,2,3")
     s = settings_of(widget, T=8, documents=(3, 2, 3))
     assert grid_attributes(widget) == grid(s)
+    assert grid_names(widget) == reference_names(s, "es")
     other = {(r, j) for r in (3, 4) for j in range(3)} | {(r, j) for r in (5, 6, 7) for j in range(5)}
     assert cells_where(widget, '[data-reason="document"]') == other
     assert cells_where(widget, '[data-doc-start="true"]') == {(r, j) for r in range(8) for j in (3, 5)}
@@ -489,6 +511,7 @@ def test_explorer_documents_and_sinks(page, page_log, explorer_url, artifacts):
     expect(widget).to_have_attribute("data-documents", "1,7")
     s = settings_of(widget, T=8, documents=(1, 7))
     assert grid_attributes(widget) == grid(s)
+    assert grid_names(widget) == reference_names(s, "es")
     widget.locator('[role="tab"][data-view="worked"]').click()
     weights = widget.locator('[data-matrix="weights"] td').all_inner_texts()
     assert weights == [fmt_weight(x) for row in worked_example(s)["weights"] for x in row]
@@ -502,6 +525,7 @@ def test_explorer_documents_and_sinks(page, page_log, explorer_url, artifacts):
     set_number(widget, "sinks", 1, "data-sinks")
     s = settings_of(widget, T=8, window=3, sinks=1)
     assert grid_attributes(widget) == grid(s)
+    assert grid_names(widget) == reference_names(s, "es")
     assert cells_where(widget, '[data-reason="sink"]') == {(r, 0) for r in range(3, 8)}
     assert cells_where(widget, '[data-reason="window"]') == {(r, j) for r in range(4, 8) for j in range(1, r - 2)}
     widget.locator('button[data-query="7"]').click()
@@ -560,3 +584,296 @@ def test_explorer_without_javascript(browser, explorer_url):
         assert widget.locator(".lbx-static td[data-allowed='true']").count() > 0
     finally:
         context.close()
+
+
+# ---------------------------------------------------------------- the explorer for a screen reader (issue 18)
+def focused(page) -> list:
+    """Where the focus is in the explorer's grid: [row, column] (column -1: the query button), or None."""
+    return page.evaluate("""() => {
+        const a = document.activeElement;
+        if (!a || !a.closest('.lbx-grid')) return null;
+        const td = a.closest('td[data-col]');
+        return [Number(a.closest('tr[data-row]').dataset.row), td ? Number(td.dataset.col) : -1];
+    }""")
+
+
+def test_explorer_grid_roles_names_and_legend(page, page_log, explorer_url):
+    """A WAI-ARIA grid with one Tab stop; each cell's computed name says query, key, state and reason."""
+    from playwright.sync_api import expect
+
+    widget = open_explorer(page, explorer_url)
+    app = widget.locator(".lbx-app")
+    grid_ = app.get_by_role("grid")
+    expect(grid_).to_have_count(1)
+    expect(grid_).to_have_accessible_name(tr("explorer.caption", "es"))
+    expect(grid_).to_have_accessible_description(tr("explorer.grid_help", "es"))
+    expect(grid_.get_by_role("row")).to_have_count(7)
+    expect(grid_.get_by_role("columnheader")).to_have_count(7)
+    expect(grid_.get_by_role("rowheader")).to_have_count(6)
+    expect(grid_.get_by_role("gridcell")).to_have_count(36)
+    expect(grid_.locator('[tabindex="0"]')).to_have_count(1)
+    s = settings_of(widget)
+    names = reference_names(s, "es")
+    assert grid_names(widget) == names
+    # the names as Chromium computes them for assistive technology: the future target, a readable key
+    words = tr("explorer.sentence1", "es").split(" ")
+    target = grid_.locator('td[data-row="3"][data-col="4"]')
+    expect(target).to_have_accessible_name(names[3][4])
+    assert f"q3 «{words[3]}»" in names[3][4] and f"k4 «{words[4]}»" in names[3][4]
+    assert tr("explorer.cell_future", "es") in names[3][4]
+    expect(grid_.locator('td[data-row="3"][data-col="1"]')).to_have_accessible_name(names[3][1])
+    assert tr("explorer.cell_read", "es") in names[3][1]
+    # a row is named by its query, not by the sentences of its cells
+    expect(grid_.get_by_role("row").nth(4)).to_have_accessible_name(f"q3 {words[3]}")
+    # the legend: each symbol next to its meaning, none hidden from the accessibility tree
+    legend = app.locator(".lbx-legend").aria_snapshot().replace('"', "")
+    for key, symbol in (("read", "✓"), ("future", "·"), ("pad", "∅"), ("window", "⋯"), ("align", "◸"),
+                        ("document", "≠"), ("sink", "◆"), ("leak", "!"), ("target", "◎")):
+        assert f"listitem: {symbol} {tr('explorer.legend_' + key, 'es')}" in legend, legend
+    assert not page_log.errors, page_log.errors
+
+
+def test_explorer_grid_keyboard(page, page_log, explorer_url, artifacts):
+    """One Tab stop, arrows move and select, Home/End along a row, Ctrl+Home/End to the corners."""
+    from playwright.sync_api import expect
+
+    widget = open_explorer(page, explorer_url)
+    # from just before the widget, one Tab reaches the jump button, and Enter the grid
+    widget.evaluate("root => { root.tabIndex = -1; root.focus(); }")
+    page.keyboard.press("Tab")
+    skip = widget.locator("button.lbx-skip")
+    expect(skip).to_be_focused()
+    expect(skip).to_have_accessible_name(tr("explorer.skip", "es"))
+    assert skip.bounding_box()["width"] > 20  # it shows itself when focused
+    page.keyboard.press("Enter")
+    assert focused(page) == [0, -1]
+    moves = [("ArrowRight", [0, 0]), ("ArrowRight", [0, 1]), ("ArrowDown", [1, 1]), ("End", [1, 5]),
+             ("ArrowRight", [1, 5]), ("Home", [1, -1]), ("ArrowLeft", [1, -1]), ("Control+End", [5, 5]),
+             ("ArrowDown", [5, 5]), ("Control+Home", [0, -1]), ("ArrowUp", [0, -1]), ("ArrowDown", [1, -1]),
+             ("ArrowDown", [2, -1]), ("ArrowRight", [2, 0]), ("ArrowRight", [2, 1]), ("ArrowRight", [2, 2]),
+             ("ArrowRight", [2, 3])]
+    for key, where in moves:
+        page.keyboard.press(key)
+        assert focused(page) == where, (key, where, focused(page))
+        # the arrows select the row they land on; the grid keeps one Tab stop
+        expect(widget).to_have_attribute("data-selected-row", str(where[0]))
+        expect(widget.locator('.lbx-app .lbx-grid [tabindex="0"]')).to_have_count(1)
+    s = settings_of(widget)
+    name = reference_names(s, "es")[2][3]
+    expect(page.locator(":focus")).to_have_accessible_name(name)
+    # the focused cell's words are shown for sighted keyboard users too
+    expect(widget.locator("[data-cellinfo]")).to_have_text(name)
+    expect(widget.locator(".lbx-status")).to_contain_text(f"«{tr('explorer.sentence1', 'es').split(' ')[3]}»")
+    widget.screenshot(path=str(artifacts / "explorer_grid_es.png"))
+    # one Tab leaves the grid, Shift+Tab comes back to the same cell
+    page.keyboard.press("Tab")
+    assert focused(page) is None
+    page.keyboard.press("Shift+Tab")
+    assert focused(page) == [2, 3]
+    # Enter on a cell selects its row (here after a click chose another row)
+    widget.locator('button[data-query="0"]').click()
+    widget.locator('.lbx-app td[data-row="4"][data-col="2"]').focus()
+    page.keyboard.press("Enter")
+    expect(widget).to_have_attribute("data-selected-row", "4")
+    # without the jump button the grid is behind every control and the tab list
+    widget.evaluate("root => root.focus()")
+    presses = 0
+    while focused(page) is None and presses < 40:
+        page.keyboard.press("Tab")
+        presses += 1
+    print(f"from the widget's start to the grid: Tab + Enter with the jump button, {presses} Tab presses without")
+    assert presses > 2
+    assert not page_log.errors, page_log.errors
+
+
+def test_explorer_status_announces_a_change_with_no_row_selected(page, page_log, explorer_url):
+    from playwright.sync_api import expect
+
+    page.goto(explorer_url)
+    widget = page.locator('.lbx[data-ready="true"]').first
+    expect(widget).to_be_visible()
+    status = widget.locator('[role="status"]')
+    expect(status).to_have_text(tr("explorer.pick", "es"))
+    expect(widget).to_have_attribute("data-selected-row", "")
+    text = texts_with_prefix("explorer.", "es")
+    # the mask off: the status counts the leaks though no row is selected
+    widget.locator('input[data-control="causal"]').uncheck()
+    s = settings_of(widget, causal=False)
+    expect(status).to_have_text(grid_summary(s, text))
+    assert tr("explorer.status_grid_leak", "es").split("{")[0] in grid_summary(s, text)
+    # a window, then padding on the sequence shown: each change is said
+    widget.locator('input[data-control="causal"]').check()
+    set_number(widget, "window", 2, "data-window")
+    expect(status).to_have_text(grid_summary(settings_of(widget, window=2), text))
+    set_number(widget, "padding", 1, "data-pad", seq=0)
+    s = settings_of(widget, window=2, padding=(1, settings_of(widget).padding[1]))
+    expect(status).to_have_text(grid_summary(s, text))
+    assert "1 de padding" not in grid_summary(s, text) and "6 de padding" in grid_summary(s, text)
+    # with a row selected, the status speaks of that row; a new offset drops the row and speaks of the grid
+    widget.locator('button[data-query="2"]').click()
+    expect(status).to_contain_text(tr("explorer.status_row", "es").split("{")[0])
+    set_number(widget, "offset", 2, "data-offset")
+    expect(widget).to_have_attribute("data-selected-row", "")
+    expect(status).to_have_text(grid_summary(settings_of(widget, window=2, padding=s.padding, offset=2), text))
+    assert not page_log.errors, page_log.errors
+
+
+def test_explorer_typing_a_two_digit_length_keeps_the_paddings(page, page_log, explorer_url):
+    """Audit S6: typing T = 16 passes through T = 1; the paddings asked for must survive it."""
+    from playwright.sync_api import expect
+
+    widget = open_explorer(page, explorer_url)
+    set_number(widget, "padding", 2, "data-pad", seq=0)
+    set_number(widget, "padding", 3, seq=1)
+    field = widget.locator('input[data-control="T"]')
+    field.fill("")
+    field.press_sequentially("16")
+    field.press("Tab")
+    expect(widget).to_have_attribute("data-T", "16")
+    expect(widget).to_have_attribute("data-pad", "2")
+    expect(widget.locator('input[data-control="padding"][data-seq="0"]')).to_have_value("2")
+    expect(widget.locator('input[data-control="padding"][data-seq="1"]')).to_have_value("3")
+    assert grid_attributes(widget) == grid(settings_of(widget, T=16, padding=(2, 3)))
+    # a padding that no longer fits is clamped while T is short, and comes back with T
+    set_number(widget, "T", 3, "data-T")
+    expect(widget).to_have_attribute("data-pad", "2")
+    expect(widget.locator('input[data-control="padding"][data-seq="1"]')).to_have_value("2")
+    set_number(widget, "T", 10, "data-T")
+    expect(widget.locator('input[data-control="padding"][data-seq="1"]')).to_have_value("3")
+    assert not page_log.errors, page_log.errors
+
+
+MEASURE_CONTRAST = """root => {
+    const rgbList = value => (value.match(/rgba?\\([^)]*\\)/g) || []);
+    const backgrounds = el => {
+        for (let node = el; node; node = node.parentElement) {
+            const cs = getComputedStyle(node);
+            if (cs.backgroundImage && cs.backgroundImage !== 'none') return rgbList(cs.backgroundImage);
+            const bg = cs.backgroundColor;
+            if (bg && !/rgba\\(.*,\\s*0\\)$/.test(bg) && bg !== 'transparent') return [bg];
+        }
+        return ['rgb(255, 255, 255)'];
+    };
+    const visible = el => {
+        const box = el.getBoundingClientRect();
+        return box.width > 2 && box.height > 2 && getComputedStyle(el).visibility !== 'hidden' && !el.closest('[hidden]');
+    };
+    const out = [];
+    const add = (el, text, cs) => out.push({text: text.trim().slice(0, 30), color: cs.color, backgrounds: backgrounds(el),
+        size: parseFloat(cs.fontSize), bold: parseInt(cs.fontWeight, 10) >= 700, where: el.tagName + (el.className ? '.' + el.className : '')
+          + (el.dataset && el.dataset.reason !== undefined ? '[' + el.dataset.reason + '|' + el.dataset.leak + '|' + (el.dataset.mark || '') + ']' : '')});
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const el = node.parentElement;
+        if (!node.textContent.trim() || ['STYLE', 'SCRIPT', 'OPTION'].includes(el.tagName) || !visible(el)) continue;
+        add(el, node.textContent, getComputedStyle(el));
+    }
+    for (const el of root.querySelectorAll('input[type=number], select')) if (visible(el)) add(el, el.value, getComputedStyle(el));
+    for (const el of root.querySelectorAll('td')) {
+        const after = getComputedStyle(el, '::after');
+        if (visible(el) && after.content && after.content !== 'none' && after.content !== 'normal') {
+            out.push({text: after.content, color: after.color, backgrounds: backgrounds(el), size: parseFloat(after.fontSize),
+                      bold: parseInt(after.fontWeight, 10) >= 700, where: 'td::after[' + el.dataset.reason + '|' + el.dataset.leak + '|' + (el.dataset.mark || '') + ']'});
+        }
+    }
+    return out;
+}"""
+
+
+def contrast_problems(widget) -> tuple[list[str], float, int]:
+    """Every visible text of the explorer (cells, symbols after numbers, labels, fields) below AA, the lowest ratio."""
+    problems, lowest, measured = [], 99.0, 0
+    for item in widget.evaluate(MEASURE_CONTRAST):
+        for background in item["backgrounds"]:
+            ratio = contrast(item["color"], background)
+            measured += 1
+            lowest = min(lowest, ratio)
+            if ratio < (LARGE_TEXT if is_large(item["size"], item["bold"]) else TEXT):
+                problems.append(f"{item['where']} {item['text']!r}: {item['color']} on {background} = {ratio:.2f}:1")
+    return sorted(set(problems)), lowest, measured
+
+
+def test_explorer_text_contrast_is_aa(page, page_log, explorer_url):
+    """Computed colours of every text in the states that use every colour, at 4.5:1 (3:1 for large text)."""
+    from playwright.sync_api import expect
+
+    widget = open_explorer(page, explorer_url)
+    problems, lowest, measured = [], 99.0, 0
+
+    def measure():
+        nonlocal lowest, measured
+        found, low, count = contrast_problems(widget)
+        problems.extend(found)
+        lowest, measured = min(lowest, low), measured + count
+
+    widget.locator('button[data-query="3"]').click()
+    measure()  # readable, blocked, selected row, its target ◎
+    widget.locator('input[data-control="causal"]').uncheck()
+    measure()  # leaks, the striped target leak, the selected row's leaks
+    widget.locator('[role="tab"][data-view="worked"]').click()
+    measure()  # weights on future keys
+    widget.locator('[role="tab"][data-view="mask"]').click()
+    widget.locator('input[data-control="causal"]').check()
+    widget.locator('[role="tab"][data-view="worked"]').click()
+    measure()  # blocked "0.00 ·"
+    widget.locator('[role="tab"][data-view="mask"]').click()
+    widget.locator('select[data-control="sequence"]').select_option("1")
+    set_number(widget, "padding", 2, "data-pad", seq=1)
+    widget.locator('button[data-query="5"]').click()
+    measure()  # <pad> labels, padding cells and rows
+    widget.locator('select[data-control="sequence"]').select_option("0")
+    set_number(widget, "T", 8, "data-T")
+    widget.locator('input[data-control="boundary"][data-pos="4"]').check()
+    set_number(widget, "window", 2, "data-window")
+    set_number(widget, "sinks", 1, "data-sinks")
+    widget.locator('button[data-query="3"]').click()
+    measure()  # other document, window, sink cells, a selected sink
+    set_number(widget, "offset", 3, "data-offset")
+    widget.locator('select[data-control="align"]').select_option("top-left")
+    widget.locator('button[data-query="5"]').click()  # row 2: queries begin at the offset
+    measure()  # hidden by the alignment
+    widget.locator("button.lbx-skip").focus()
+    measure()  # the jump button, shown
+    assert measured > 400
+    print(f"explorer contrast: {measured} text/background pairs measured, lowest {lowest:.2f}:1")
+    assert problems == [], "\n".join(problems)
+
+    # the measurement finds the colours the explorer had before issue 18
+    widget.evaluate("""root => { const style = document.createElement('style'); style.textContent =
+        '.lbx.lbx .lbx-grid td { color: #777 } .lbx.lbx .lbx-grid td[data-leak="target"] { color: #c62828; ' +
+        'background: repeating-linear-gradient(45deg, #ffcdd2 0 4px, #ef9a9a 4px 8px) }'; root.appendChild(style); }""")
+    planted, _, _ = contrast_problems(widget)
+    assert any("rgb(119, 119, 119) on rgb(241, 241, 241) = 3.96:1" in p for p in planted), planted
+    widget.locator('input[data-control="causal"]').uncheck()
+    planted, _, _ = contrast_problems(widget)
+    assert any("rgb(198, 40, 40) on rgb(239, 154, 154) = 2.61:1" in p for p in planted), planted
+    assert not page_log.errors, page_log.errors
+
+
+@pytest.mark.parametrize("lang", ["en", "de", "hi-Latn"])
+def test_explorer_grid_speaks_the_page_language(page, page_log, site, artifacts, lang):
+    """Chapter 02's explorer in another language: the focused cell's name and the status in that language."""
+    from playwright.sync_api import expect
+
+    out, _ = site
+    chapter = out / "course" / lang / "02_causal_mask.html"
+    if 'class="lbx"' not in chapter.read_text(encoding="utf-8"):
+        pytest.skip(f"chapter 02 in {lang} shows no explorer")
+    page.goto(chapter.as_uri())
+    widget = page.locator('.lbx[data-ready="true"]').first
+    expect(widget).to_have_attribute("lang", lang)
+    widget.locator("button.lbx-skip").focus()
+    page.keyboard.press("Enter")
+    for key in ["ArrowDown"] * 2 + ["ArrowRight"] * 4:
+        page.keyboard.press(key)
+    assert focused(page) == [2, 3]
+    s = Settings(T=6)  # chapter 02's explorer: explorer(T=6)
+    name = reference_names(s, lang)[2][3]
+    words = tr("explorer.sentence1", lang).split(" ")
+    assert words[2] in name and words[3] in name and tr("explorer.cell_future", lang) in name
+    expect(page.locator(":focus")).to_have_accessible_name(name)
+    expect(page.locator(":focus")).to_have_role("gridcell")
+    expect(widget.locator("[data-cellinfo]")).to_have_text(name)
+    expect(widget.locator('[role="status"]')).to_contain_text(tr("explorer.status_row", lang).split("{")[0])
+    widget.screenshot(path=str(artifacts / f"explorer_grid_{lang}.png"))
+    assert not page_log.errors, page_log.errors

@@ -469,6 +469,10 @@ def test_explorer_in_jupyterlab(page, page_log, lab_server, artifacts):
     expect(stored).not_to_have_attribute("data-ready", "true")
     expect(stored.locator(".lbx-static table.lbx-grid")).to_be_visible()
     expect(stored).to_contain_text(tr("explorer.static_note", "hi-Latn"))
+    # the sanitiser drops the cells' aria-label but keeps their title: each cell still says why, in Hinglish
+    first = stored.locator(".lbx-static td").first
+    expect(first).to_have_attribute("title", re.compile(re.escape(tr("explorer.cell_self", "hi-Latn"))))
+    expect(first).to_have_accessible_description(re.compile(re.escape(tr("explorer.cell_self", "hi-Latn"))))
     page.screenshot(path=str(artifacts / "explorer_jupyterlab_1_untrusted.png"))
 
     cell = panel.locator(".jp-Notebook .jp-CodeCell").first
@@ -492,6 +496,21 @@ def test_explorer_in_jupyterlab(page, page_log, lab_server, artifacts):
     expect(widget.locator('button[data-query="3"]')).to_be_focused()
     page.keyboard.press("b")
     page.keyboard.press("a")
+    expect(panel.locator(".jp-Notebook .jp-Cell")).to_have_count(cells_before)
+    # the grid's other keys stay in the widget as well: along the row to its cells, Ctrl+Home to the corner;
+    # each cell is named in Hinglish
+    page.keyboard.press("ArrowRight")
+    expect(widget.locator('.lbx-app td[data-row="3"][data-col="0"]')).to_be_focused()
+    expect(page.locator(":focus")).to_have_accessible_name(re.compile(re.escape(tr("explorer.cell_read", "hi-Latn"))))
+    page.keyboard.press("End")
+    expect(widget.locator('.lbx-app td[data-row="3"][data-col="4"]')).to_be_focused()
+    expect(page.locator(":focus")).to_have_accessible_name(re.compile(re.escape(tr("explorer.cell_future", "hi-Latn"))))
+    page.keyboard.press("Control+Home")
+    expect(widget.locator('button[data-query="0"]')).to_be_focused()
+    page.keyboard.press("Control+End")
+    expect(widget).to_have_attribute("data-selected-row", "4")
+    page.keyboard.press("ArrowUp")
+    expect(widget).to_have_attribute("data-selected-row", "3")
     expect(panel.locator(".jp-Notebook .jp-Cell")).to_have_count(cells_before)
     widget.locator('input[data-control="causal"]').uncheck()
     expect(widget).to_have_attribute("data-causal", "false")

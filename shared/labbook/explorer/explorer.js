@@ -8,6 +8,8 @@
   var SYMBOLS = { read: "\u2713", future: "\u00b7", pad: "\u2205", window: "\u22ef", align: "\u25f8",
     document: "\u2260", sink: "\u25c6" };
   var MINUS_INF = "\u2212\u221e";
+  /* Why a key is blocked, in the order the grid's summary counts them (explorer.BLOCKED_REASONS). */
+  var BLOCKED_REASONS = ["future", "align", "pad", "document", "window"];
 
   function fmt(template, params) {
     return String(template).replace(/\{(\w+)\}/g, function (whole, key) {
@@ -66,6 +68,13 @@
     return { allowed: true, reason: reason, leak: j === i + 1 ? "target" : j > i ? "future" : "" };
   }
   function symbolOf(c) { return c.leak ? "!" : SYMBOLS[c.reason || "read"]; }
+  /* Same as explorer.cell_kind: which cell_* text says why the key is readable or blocked. */
+  function cellKind(c, i, j) {
+    if (c.leak) return c.leak === "target" ? "leak_target" : "leak";
+    if (!c.allowed) return c.reason;
+    if (c.reason === "sink") return "sink";
+    return j === i ? "self" : "read";
+  }
 
   /* Same as explorer.worked_example. */
   function workedExample(s, Q, K) {
@@ -109,6 +118,12 @@
     /* The ticked boundaries, kept while T is shorter than some of them: typing T = 12 passes through
      * T = 1, and the boundaries come back once the row is long enough again. */
     var cuts = docStarts(s.documents);
+    /* Likewise the paddings and the offset the reader asked for: typing T = 16 passes through T = 1,
+     * which clamps them; they come back once T allows them again. */
+    var wanted = { padding: s.padding.slice(), offset: s.offset };
+    /* The grid's one Tab stop (roving tabindex): query row r, column c (-1: the row's query button). */
+    var focusAt = { r: s.row === null ? 0 : s.row, c: -1 };
+    var changed = false;
     var uid = root.id || ("lbx-" + Math.random().toString(36).slice(2));
     var rev = 0;
     var app = root.querySelector(".lbx-app");
@@ -170,7 +185,14 @@
     var panelMask = h("div", { role: "tabpanel", id: uid + "-panel-mask", "aria-labelledby": uid + "-tab-mask", "data-panel": "mask" });
     var panelWorked = h("div", { role: "tabpanel", id: uid + "-panel-worked", "aria-labelledby": uid + "-tab-worked", "data-panel": "worked" });
     var status = h("p", { "class": "lbx-status", role: "status", "aria-live": "polite", "aria-atomic": "true" });
+    /* Fourteen controls and more come before the grid: one button takes the keyboard straight there. */
+    var skip = h("button", { type: "button", "class": "lbx-skip", "data-action": "skip", text: tx.skip });
+    skip.addEventListener("click", function () {
+      if (s.view !== "mask") { s.view = "mask"; render(); }
+      focusCell(focusAt.r, focusAt.c);
+    });
 
+    app.appendChild(skip);
     app.appendChild(controls);
     app.appendChild(tablist);
     app.appendChild(panelMask);
@@ -182,7 +204,7 @@
         ["window", SYMBOLS.window], ["align", SYMBOLS.align], ["document", SYMBOLS.document],
         ["sink", SYMBOLS.sink], ["leak", "!"], ["target", "\u25ce"]];
       return h("ul", { "class": "lbx-legend", "aria-label": tx.legend }, items.map(function (item) {
-        return h("li", {}, [h("span", { "class": "lbx-key", "data-legend": item[0], "aria-hidden": "true", text: item[1] }),
+        return h("li", {}, [h("span", { "class": "lbx-key", "data-legend": item[0], text: item[1] }),
           " " + tx["legend_" + item[0]]]);
       }));
     }
@@ -201,52 +223,119 @@
     }
 
     /* ---- rendering */
+    /* The grid follows the WAI-ARIA grid pattern: one Tab stop, arrow keys move between cells, and each
+     * cell's name says query, key, readable or blocked, and why (the symbols alone say nothing to a
+     * screen reader). The names do not depend on the selected row, so selecting one only re-marks cells. */
+    function cellName(r, j, label) {
+      var i = s.offset + r, c = cellState(s, r, j, s.T, s.padding[s.sequence], s.offset);
+      var state = tx["cell_" + cellKind(c, i, j)];
+      if (j === i + 1 && hasTarget(i) && c.leak !== "target") state = fmt(tx.cell_with_target, { state: state });
+      return fmt(tx.cell, { q: i, query: label[i], k: j, key: label[j], state: state });
+    }
+
     function renderGrid() {
-      var label = labels(), rows = s.T - s.offset, sel = s.row;
-      var selI = sel === null ? -1 : s.offset + sel;
+      var label = labels(), rows = s.T - s.offset;
       var real = s.T - s.padding[s.sequence];
-      var head = [h("th", { scope: "col", "class": "lbx-corner", text: tx.corner })];
+      var head = [h("th", { scope: "col", role: "columnheader", "class": "lbx-corner", text: tx.corner })];
       var starts = docStarts(s.documents);
       function docStart(j) { return starts.indexOf(j) >= 0 ? "true" : null; }
-      var readCols = {};
-      if (sel !== null) {
-        for (var jj = 0; jj < s.T; jj++) if (cellState(s, sel, jj, s.T, s.padding[s.sequence], s.offset).allowed) readCols[jj] = true;
-      }
       for (var j = 0; j < s.T; j++) {
-        head.push(h("th", { scope: "col", "data-col": j, "data-read": sel !== null && !!readCols[j],
-          "data-target": sel !== null && hasTarget(selI) && j === selI + 1, "data-pad": j >= real,
+        head.push(h("th", { scope: "col", role: "columnheader", "data-col": j, "data-pad": j >= real,
           "data-doc-start": docStart(j) },
           ["k" + j, h("br"), h("span", { "class": "lbx-tok", text: label[j] })]));
       }
       var body = [];
       for (var r = 0; r < rows; r++) {
         var i = s.offset + r, cells = [];
-        var button = h("button", { type: "button", "class": "lbx-q", "data-row": r, "data-query": i,
-          "aria-pressed": sel === r, tabindex: (sel === null ? r === 0 : sel === r) ? "0" : "-1" },
+        var button = h("button", { type: "button", "class": "lbx-q", id: uid + "-q" + r, "data-row": r, "data-query": i, tabindex: "-1" },
           ["q" + i + " ", h("span", { "class": "lbx-tok", text: label[i] })]);
-        cells.push(h("th", { scope: "row", "data-pad": i >= real }, [button]));
+        cells.push(h("th", { scope: "row", role: "rowheader", "data-pad": i >= real }, [button]));
         for (j = 0; j < s.T; j++) {
           var c = cellState(s, r, j, s.T, s.padding[s.sequence], s.offset);
-          var mark = "";
-          if (r === sel) {
-            if (hasTarget(i) && j === i + 1) mark = "target";
-            else if (c.allowed) mark = c.reason === "sink" ? "sink" : "read";
-          }
-          cells.push(h("td", { "data-row": r, "data-col": j, "data-allowed": c.allowed, "data-reason": c.reason,
-            "data-leak": c.leak, "data-mark": mark, "data-doc-start": docStart(j), text: symbolOf(c) }));
+          cells.push(h("td", { role: "gridcell", tabindex: "-1", "data-row": r, "data-col": j, "data-allowed": c.allowed,
+            "data-reason": c.reason, "data-leak": c.leak, "data-doc-start": docStart(j), "aria-label": cellName(r, j, label) },
+            [h("span", { "aria-hidden": "true", text: symbolOf(c) })]));
         }
-        body.push(h("tr", { "data-row": r, "data-selected": r === sel, "data-pad": i >= real,
-          "data-doc-start": docStart(i) }, cells));
+        // a row is named by its query alone, not by the sentences of all its cells
+        body.push(h("tr", { role: "row", "aria-labelledby": uid + "-q" + r, "data-row": r, "data-pad": i >= real, "data-doc-start": docStart(i) }, cells));
       }
-      var table = h("table", { "class": "lbx-grid" }, [
-        h("caption", { "class": "lbx-sr", text: tx.caption }),
-        h("thead", {}, [h("tr", {}, head)]),
-        h("tbody", {}, body)]);
+      var captionId = uid + "-caption", helpId = uid + "-help";
+      var table = h("table", { "class": "lbx-grid", role: "grid", "aria-labelledby": captionId, "aria-describedby": helpId,
+        "data-grid": "mask" }, [
+        h("caption", { "class": "lbx-sr", id: captionId, text: tx.caption }),
+        h("thead", { role: "rowgroup" }, [h("tr", { role: "row" }, head)]),
+        h("tbody", { role: "rowgroup" }, body)]);
       panelMask.textContent = "";
       panelMask.appendChild(h("p", { "class": "lbx-note", text: tx.structure_note }));
       panelMask.appendChild(h("p", { "class": "lbx-caption", "aria-hidden": "true", text: tx.caption }));
+      panelMask.appendChild(h("p", { "class": "lbx-note", id: helpId, text: tx.grid_help }));
       panelMask.appendChild(h("div", { "class": "lbx-scroll" }, [table]));
+      /* What the focused cell says, shown for sighted keyboard users (hidden from screen readers, who hear it). */
+      panelMask.appendChild(h("p", { "class": "lbx-cellinfo", "aria-hidden": "true", "data-cellinfo": "" }));
       panelMask.appendChild(legend());
+      markSelection();
+      placeTabStop();
+    }
+
+    /* The marks of the selected row (read, sink, target) and of its key headers. */
+    function markSelection() {
+      var sel = s.row, selI = sel === null ? -1 : s.offset + sel;
+      var readCols = {};
+      if (sel !== null) {
+        for (var j = 0; j < s.T; j++) if (cellState(s, sel, j, s.T, s.padding[s.sequence], s.offset).allowed) readCols[j] = true;
+      }
+      Array.prototype.forEach.call(panelMask.querySelectorAll("thead th[data-col]"), function (th) {
+        var col = +th.getAttribute("data-col");
+        th.setAttribute("data-read", sel !== null && !!readCols[col] ? "true" : "false");
+        th.setAttribute("data-target", sel !== null && hasTarget(selI) && col === selI + 1 ? "true" : "false");
+      });
+      Array.prototype.forEach.call(panelMask.querySelectorAll("tbody tr[data-row]"), function (tr) {
+        var r = +tr.getAttribute("data-row"), on = r === sel, i = s.offset + r;
+        tr.setAttribute("data-selected", on ? "true" : "false");
+        tr.setAttribute("aria-selected", on ? "true" : "false");
+        tr.querySelector("button.lbx-q").setAttribute("aria-pressed", on ? "true" : "false");
+        Array.prototype.forEach.call(tr.querySelectorAll("td"), function (td) {
+          var col = +td.getAttribute("data-col"), mark = "";
+          if (on) {
+            if (hasTarget(i) && col === i + 1) mark = "target";
+            else if (td.getAttribute("data-allowed") === "true") mark = td.getAttribute("data-reason") === "sink" ? "sink" : "read";
+          }
+          td.setAttribute("data-mark", mark);
+        });
+      });
+    }
+
+    function gridItem(r, c) {
+      var tr = panelMask.querySelector('tbody tr[data-row="' + r + '"]');
+      if (!tr) return null;
+      return c < 0 ? tr.querySelector("button.lbx-q") : tr.querySelector('td[data-col="' + c + '"]');
+    }
+
+    /* Exactly one element of the grid is in the Tab order: the last one focused (first the query button of
+     * the selected row, or of row 0). */
+    function placeTabStop() {
+      focusAt.r = clamp(focusAt.r, 0, s.T - s.offset - 1);
+      focusAt.c = clamp(focusAt.c, -1, s.T - 1);
+      Array.prototype.forEach.call(panelMask.querySelectorAll('.lbx-grid [tabindex="0"]'), function (node) {
+        node.setAttribute("tabindex", "-1");
+      });
+      var item = gridItem(focusAt.r, focusAt.c);
+      if (item) item.setAttribute("tabindex", "0");
+      return item;
+    }
+
+    function focusCell(r, c) {
+      focusAt.r = r;
+      focusAt.c = c;
+      var item = placeTabStop();
+      if (item) item.focus();
+    }
+
+    function showCellInfo(target) {
+      var info = panelMask.querySelector("[data-cellinfo]");
+      if (!info) return;
+      var td = target && target.closest ? target.closest("td[data-col]") : null;
+      info.textContent = td ? td.getAttribute("aria-label") : "";
     }
 
     function renderWorked() {
@@ -255,15 +344,19 @@
       panelWorked.appendChild(h("p", { "class": "lbx-note", text: tx.worked_note }));
       var anyLeak = false, anyNaN = false;
       [["scores", tx.worked_scores, ex.scores, fmtScore], ["weights", tx.worked_weights, ex.weights, fmtWeight]].forEach(function (spec) {
-        var head = [h("th", {})];
+        var head = [h("th", { scope: "col", "class": "lbx-corner", text: tx.corner })];
         for (var j = 0; j < 3; j++) head.push(h("th", { scope: "col", text: "k" + j }));
         var rows = spec[2].map(function (row, r) {
           return h("tr", {}, [h("th", { scope: "row", text: "q" + (ex.offset + r) })].concat(row.map(function (x, j) {
             var st = ex.states[r][j];
             if (spec[0] === "weights" && st.leak && x > 0) anyLeak = true;
             if (spec[0] === "weights" && isNaN(x)) anyNaN = true;
+            /* Grey alone would say "blocked" (and pink "leak") by colour only: the name says it in words,
+             * and the CSS adds the grid's symbol after the number. */
+            var why = !st.allowed ? tx["legend_" + st.reason] : st.leak ? tx.legend_leak : null;
             return h("td", { "data-row": r, "data-col": j, "data-allowed": st.allowed, "data-reason": st.reason,
-              "data-leak": st.leak, "data-value": isNaN(x) ? "NaN" : x === -Infinity ? "-inf" : x.toFixed(4), text: spec[3](x) });
+              "data-leak": st.leak, "data-value": isNaN(x) ? "NaN" : x === -Infinity ? "-inf" : x.toFixed(4),
+              "aria-label": why ? spec[3](x) + " (" + why + ")" : null, text: spec[3](x) });
           })));
         });
         panelWorked.appendChild(h("div", { "class": "lbx-numbox" }, [
@@ -275,8 +368,35 @@
       if (anyNaN) panelWorked.appendChild(h("p", { "class": "lbx-warn", "data-warn": "nan", text: tx.worked_nan }));
     }
 
+    /* Same as explorer.grid_summary: what a change of the controls did to the whole grid. */
+    function gridSummary() {
+      var pad = s.padding[s.sequence], rows = s.T - s.offset, read = 0, total = 0, sinks = 0, empty = 0;
+      var leaks = 0, targets = 0, blocked = {};
+      for (var r = 0; r < rows; r++) {
+        var rowReads = 0;
+        for (var j = 0; j < s.T; j++) {
+          var c = cellState(s, r, j, s.T, pad, s.offset);
+          total++;
+          if (c.allowed) { read++; rowReads++; } else blocked[c.reason] = (blocked[c.reason] || 0) + 1;
+          if (c.reason === "sink") sinks++;
+          if (c.leak) leaks++;
+          if (c.leak === "target") targets++;
+        }
+        if (!rowReads) empty++;
+      }
+      var parts = [fmt(tx.status_grid, { rows: rows, T: s.T, read: read, blocked: total - read })];
+      var counts = BLOCKED_REASONS.filter(function (reason) { return blocked[reason]; }).map(function (reason) {
+        return fmt(tx["count_" + reason], { n: blocked[reason] });
+      });
+      if (counts.length) parts.push(fmt(tx.status_blocked, { reasons: counts.join(", ") }));
+      if (sinks) parts.push(fmt(tx.status_grid_sinks, { n: sinks }));
+      if (empty) parts.push(fmt(tx.status_grid_empty, { n: empty }));
+      if (leaks) parts.push(fmt(tx.status_grid_leak, { n: leaks, own: targets }));
+      return parts.join(" ");
+    }
+
     function statusText() {
-      if (s.row === null) return tx.pick;
+      if (s.row === null) return changed ? gridSummary() : tx.pick;
       var label = labels(), words = sentences[s.sequence];
       var r = s.row, i = s.offset + r, real = s.T - s.padding[s.sequence];
       var pad = s.padding[s.sequence];
@@ -300,7 +420,7 @@
       return parts.join(" ");
     }
 
-    function render(focusRow) {
+    function render() {
       var pad = s.padding[s.sequence];
       tabs.forEach(function (tab) {
         var on = tab.getAttribute("data-view") === s.view;
@@ -309,9 +429,11 @@
       });
       panelMask.hidden = s.view !== "mask";
       panelWorked.hidden = s.view !== "worked";
+      var gridHadFocus = panelMask.contains(document.activeElement) && !!document.activeElement.closest(".lbx-grid");
       renderGrid();
       renderWorked();
-      status.textContent = statusText();
+      if (gridHadFocus) focusCell(focusAt.r, focusAt.c);
+      announce();
       rev += 1;
       root.setAttribute("data-T", s.T);
       root.setAttribute("data-causal", s.causal ? "true" : "false");
@@ -325,17 +447,29 @@
       root.setAttribute("data-view", s.view);
       root.setAttribute("data-selected-row", s.row === null ? "" : s.row);
       root.setAttribute("data-rev", rev);
-      if (focusRow !== undefined && focusRow !== null) {
-        var button = panelMask.querySelector('button[data-row="' + focusRow + '"]');
-        if (button) button.focus();
-      }
+    }
+
+    function announce() {
+      var text = statusText();
+      // the same text again is not news: leave the live region alone
+      if (status.textContent !== text) status.textContent = text;
+    }
+
+    /* A row selected from the grid: only marks and the status change, the cells (and focus) stay. */
+    function select(r) {
+      s.row = r;
+      markSelection();
+      announce();
+      rev += 1;
+      root.setAttribute("data-selected-row", s.row === null ? "" : s.row);
+      root.setAttribute("data-rev", rev);
     }
 
     /* ---- state changes */
     function fixRanges() {
       s.T = clamp(s.T, T_MIN, T_MAX);
-      s.padding = s.padding.map(function (p) { return clamp(p, 0, s.T - 1); });
-      s.offset = clamp(s.offset, 0, s.T - 1);
+      s.padding = wanted.padding.map(function (p) { return clamp(p, 0, s.T - 1); });
+      s.offset = clamp(wanted.offset, 0, s.T - 1);
       s.window = clamp(s.window, 0, T_MAX);
       s.sinks = clamp(s.sinks, 0, T_MAX);
       // the boundaries that fit in the row cut it, the last document takes the rest ([]: one document)
@@ -357,10 +491,11 @@
       var value = parseInt(input.value, 10);
       if (isNaN(value)) return;
       if (control === "T") s.T = value;
-      else if (control === "padding") s.padding[+input.getAttribute("data-seq")] = value;
+      else if (control === "padding") wanted.padding[+input.getAttribute("data-seq")] = Math.max(value, 0);
       else if (control === "window") s.window = value;
       else if (control === "sinks") s.sinks = value;
-      else if (control === "offset") { s.offset = value; s.row = null; }
+      else if (control === "offset") { wanted.offset = Math.max(value, 0); s.row = null; }
+      changed = true;
       fixRanges();
       if (event.type === "change") writeBack();
       render();
@@ -379,27 +514,47 @@
         cuts = cuts.filter(function (x) { return x !== pos; });
         if (target.checked) cuts.push(pos);
       }
+      changed = true;
       fixRanges();
       render();
     });
     panelMask.addEventListener("click", function (event) {
       var row = event.target.closest("tr[data-row]");
       if (!row || !panelMask.contains(row)) return;
-      s.row = +row.getAttribute("data-row");
-      render(event.target.closest("button") ? s.row : undefined);
+      var td = event.target.closest("td[data-col]");
+      focusCell(+row.getAttribute("data-row"), td ? +td.getAttribute("data-col") : -1);
+      select(+row.getAttribute("data-row"));
     });
+    panelMask.addEventListener("focusin", function (event) {
+      var item = event.target.closest(".lbx-grid button.lbx-q, .lbx-grid td[data-col]");
+      if (!item) return;
+      var td = item.closest("td[data-col]");
+      focusAt.r = +item.closest("tr[data-row]").getAttribute("data-row");
+      focusAt.c = td ? +td.getAttribute("data-col") : -1;
+      placeTabStop();
+      showCellInfo(event.target);
+    });
+    panelMask.addEventListener("focusout", function () { showCellInfo(null); });
+    /* Arrow keys move the focus and select the row they land on (as the query buttons always did);
+     * Home/End go along the row, Ctrl+Home/Ctrl+End to the first and the last cell. */
     panelMask.addEventListener("keydown", function (event) {
-      var button = event.target.closest("button.lbx-q");
-      if (!button) return;
-      var r = +button.getAttribute("data-row"), last = s.T - s.offset - 1, next = null;
-      if (event.key === "ArrowDown") next = Math.min(r + 1, last);
-      else if (event.key === "ArrowUp") next = Math.max(r - 1, 0);
-      else if (event.key === "Home") next = 0;
-      else if (event.key === "End") next = last;
-      if (next === null) return;
+      var item = event.target.closest(".lbx-grid button.lbx-q, .lbx-grid td[data-col]");
+      if (!item) return;
+      var td = item.closest("td[data-col]");
+      var r = +item.closest("tr[data-row]").getAttribute("data-row"), c = td ? +td.getAttribute("data-col") : -1;
+      var lastRow = s.T - s.offset - 1, lastCol = s.T - 1, key = event.key, ctrl = event.ctrlKey || event.metaKey;
+      if (key === "ArrowDown") r = Math.min(r + 1, lastRow);
+      else if (key === "ArrowUp") r = Math.max(r - 1, 0);
+      else if (key === "ArrowRight") c = Math.min(c + 1, lastCol);
+      else if (key === "ArrowLeft") c = Math.max(c - 1, -1);
+      else if (key === "Home") { c = -1; if (ctrl) r = 0; }
+      else if (key === "End") { c = lastCol; if (ctrl) r = lastRow; }
+      else if ((key === "Enter" || key === " ") && td) { event.preventDefault(); select(r); return; }
+      else return;
       event.preventDefault();
-      s.row = next;
-      render(next);
+      event.stopPropagation();  // the grid's keys, Ctrl+Home/End included, are not the host page's shortcuts
+      focusCell(r, c);
+      if (s.row !== r) select(r);
     });
     tablist.addEventListener("click", function (event) {
       var tab = event.target.closest("[role=tab]");
