@@ -40,9 +40,9 @@ def test_an_untouched_copy_makes_nothing_stale(shared_copy):
 
 
 def test_a_points_change_makes_exactly_the_notebooks_that_use_the_lab_stale(shared_copy):
-    lab = shared_copy / "shared/autograder/labs/lab02.py"
+    lab = shared_copy / "shared/autograder/labs/judging02.py"
     text = lab.read_text()
-    assert "    points = 4\n" in text  # causal_attention
+    assert "    points = 4\n" in text  # causal_attention (its judge holds the points)
     lab.write_text(text.replace("    points = 4\n", "    points = 5\n", 1))
     uses_lab02 = re.compile(r"Lab\(\"lab02\"\)|autograder\.labs\.lab02|from autograder\.labs import .*\blab02\b")
     expected = {path for path, notebook in BUILT.items() if uses_lab02.search(code_of(notebook))}
