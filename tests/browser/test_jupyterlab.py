@@ -336,6 +336,18 @@ def test_lab_check_in_spanish(page, page_log, lab_server, artifacts):
     assert diagnosis.startswith("❌") and "diagonal" in diagnosis, diagnosis
     expect(check.locator(".jp-OutputArea-output")).to_contain_text(diagnosis, timeout=RUN_TIMEOUT_MS)
     shoot(page, check, artifacts / f"{name}_es_2_diagonal.png")
+    # the feedback says it is Spanish, and in a narrow cell its lines break between words only (JupyterLab's
+    # <pre> style breaks anywhere: "Consu|lta")
+    feedback = check.locator(".jp-OutputArea-output .autograder-feedback")
+    expect(feedback).to_have_attribute("lang", "es")
+    feedback.evaluate("element => { element.style.width = '14em'; }")
+    breaks = feedback.evaluate(LINE_BREAKS)
+    assert len(breaks) >= 5, breaks  # it does wrap
+    assert [pair for pair in breaks if not pair[0].isspace() and pair[0] not in "-/"] == [], breaks
+    # the measure sees a split word: with the <pre> style's break-all, some line starts inside one
+    feedback.evaluate("element => { element.style.wordBreak = 'break-all'; }")
+    assert any(a.isalpha() and b.isalpha() for a, b in feedback.evaluate(LINE_BREAKS))
+    feedback.evaluate("element => { element.style.width = ''; element.style.wordBreak = ''; }")
 
     # 3. the chapter the diagnosis names is a link: it opens that chapter, at the section it names
     link = check.locator(".jp-OutputArea-output a.book-ref").first
@@ -357,6 +369,26 @@ def test_lab_check_in_spanish(page, page_log, lab_server, artifacts):
     assert not page_log.errors, page_log.errors
     assert all(url.startswith((lab_server.base, "data:", "blob:")) for url in page_log.requests), \
         [url for url in page_log.requests if not url.startswith(lab_server.base)]
+
+
+# Where the lines of an element's text break: [previous character, first character of the new line] for each
+# line after the first, from the boxes Chromium laid the characters out in.
+LINE_BREAKS = """element => {
+  const breaks = [], walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+  let top = null, previous = '';
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    for (let i = 0; i < node.data.length; i++) {
+      const range = document.createRange(); range.setStart(node, i); range.setEnd(node, i + 1);
+      const box = range.getClientRects()[0];
+      if (box && box.width > 0) {
+        if (top !== null && box.top > top + 2) breaks.push([previous, node.data[i]]);
+        top = box.top;
+      }
+      previous = node.data[i];
+    }
+  }
+  return breaks;
+}"""
 
 
 def cell_index_after(panel, start: int, text: str) -> int:
