@@ -60,8 +60,10 @@ $(NODE_STAMP): package.json package-lock.json
 
 # A kernel spec inside .venv, so every notebook (metadata kernelspec
 # "causal-attention") runs with the project's interpreter.
-$(KERNEL): $(STAMP)
+# It runs labbook.kernel (IPython's kernel reporting the notebooks' stored language_info: see there why).
+$(KERNEL): $(STAMP) shared/labbook/kernel.py
 	$(PY) -m ipykernel install --sys-prefix --name causal-attention --display-name "Causal attention (.venv)"
+	$(PY) -m labbook.kernel --point-spec $(KERNEL)
 
 # Rebuild notebooks whose text source changed (executes them) and index.ipynb.
 build: setup

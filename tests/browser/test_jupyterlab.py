@@ -39,6 +39,7 @@ from browser_support import ROOT, TIMEOUT_MS, copy_into
 
 VENV_BIN = Path(sys.executable).parent
 RUN_TIMEOUT_MS = 240_000  # a whole chapter on a busy machine
+MINIMAL_LANGUAGE_INFO = "old_language_info.ipynb"
 
 
 # ---------------------------------------------------------------- what the student types
@@ -231,6 +232,10 @@ def lab_server(browser, tmp_path_factory):
         copy_into(root, str(chapter.relative_to(ROOT)))
     copy_into(root, hi_latn_chapter())
     write_explorer_notebook(root / EXPLORER_NOTEBOOK)
+    # chapter 02 as the build stored it before labbook.kernel: JupyterLab marks it modified on opening
+    chapter = nbformat.read(ROOT / "course" / "es" / "02_causal_mask.ipynb", as_version=4)
+    chapter.metadata["language_info"] = {"name": "python", "version": "3.11"}
+    nbformat.write(chapter, root / MINIMAL_LANGUAGE_INFO)
     server = JupyterLab(root, tmp_path_factory.mktemp("jupyterlab-home"))
     server.start()
     yield server
@@ -365,6 +370,23 @@ def test_lab_check_in_spanish(page, page_log, lab_server, artifacts):
     heading = page.locator(f'.jp-NotebookPanel:visible h2[data-jupyter-id="{fragment}"]')
     expect(heading).to_have_count(1, timeout=TIMEOUT_MS)
     page.screenshot(path=str(artifacts / f"{name}_es_3_chapter_link.png"))
+
+    # 4. the chapter is not "modified" once its kernel has started: JupyterLab writes the kernel's
+    # language_info into the notebook and marks it dirty unless that is the value stored (labbook.kernel).
+    # The same chapter stored with the old, shorter language_info, opened after it, turns dirty: by then the
+    # first chapter's kernel has long reported, so a clean first tab is no check made too early.
+    tab = page.locator('.lm-TabBar-tab[data-type="document-title"]')
+    chapter_tab = tab.filter(has_text=chapter)
+    expect(page.locator(".jp-StatusBar-TextItem").filter(has_text=re.compile(r"\| Idle$"))).to_have_count(
+        1, timeout=TIMEOUT_MS)
+    page.get_by_role("menuitem", name="File", exact=True).click()
+    page.locator('li[data-command="filebrowser:open-path"]').click()
+    page.locator(".jp-Dialog input").fill(MINIMAL_LANGUAGE_INFO)
+    page.keyboard.press("Enter")
+    expect(tab.filter(has_text=MINIMAL_LANGUAGE_INFO)).to_have_class(re.compile(r"\bjp-mod-dirty\b"),
+                                                                     timeout=TIMEOUT_MS)
+    expect(chapter_tab).not_to_have_class(re.compile(r"\bjp-mod-dirty\b"))
+    page.screenshot(path=str(artifacts / f"{name}_es_4_chapter_not_modified.png"))
 
     assert not page_log.errors, page_log.errors
     assert all(url.startswith((lab_server.base, "data:", "blob:")) for url in page_log.requests), \
