@@ -40,13 +40,15 @@ class Lab:
         return f"{result.render(self.lang)} [{points}]"
 
     def _emit(self, line: str) -> None:
-        """Print a feedback line; in a notebook its chapter references also become links to the chapters."""
+        """Print a feedback line. In a notebook it is shown as HTML instead (feedback_html: marked with its
+        language, wrapped between words), its chapter references links to the chapters; a console or a
+        plain-text reader gets the same line as text."""
         show = _kernel_display()
-        linked = book_links.to_html(line, self._chapter_links) if show else ""
-        if 'class="book-ref"' not in linked:
+        if show is None:
             print(line)
             return
-        show({"text/plain": line, "text/html": feedback_html(linked, self.lang)}, raw=True)
+        show({"text/plain": line,
+              "text/html": feedback_html(book_links.to_html(line, self._chapter_links), self.lang)}, raw=True)
 
     @cached_property
     def _chapter_links(self) -> book_links.Resolver | None:
@@ -63,8 +65,8 @@ class Lab:
             self._emit(self._line(result))
         total = sum(result.points for result in results)
         print()
-        print(i18n.t("common.total", self.lang, lab=self.spec.id, points=total, max_points=self.spec.max_score))
-        print(i18n.t("common.hand_in", self.lang))
+        self._emit(i18n.t("common.total", self.lang, lab=self.spec.id, points=total, max_points=self.spec.max_score))
+        self._emit(i18n.t("common.hand_in", self.lang))
 
     def show_problem(self, namespace: dict | None = None) -> None:
         """lab00: print the student's own Q, K and V."""
