@@ -375,6 +375,9 @@ def index_html(pages: list[Page], titles: dict[str, str]) -> str:
             f'<h3>{tr("html.labs", lang)}</h3><ul>{items(labs)}</ul>'
             + (f'<p><a href="{glossary[0].out}">{tr("html.glossary", lang)}</a></p>' if glossary else "")
             + "</section>")
+    pick_language = " / ".join(html.escape(tr("book.pick_language", lang)) if lang == "en" else
+                               f'<span lang="{lang}">{html.escape(tr("book.pick_language", lang))}</span>'
+                               for lang in LANGS)
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8" />\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1.0">\n'
@@ -382,8 +385,7 @@ def index_html(pages: list[Page], titles: dict[str, str]) -> str:
         f'<body class="jp-Notebook book-index" data-page="index.html">\n{nav_html(None, {}, "en")}\n<main id="main">\n'
         f'<h1>{BOOK_TITLE}</h1>\n'
         # each language's words marked as that language (WCAG 3.1.2), so a screen reader voices them right
-        '<p>Pick your language. / <span lang="es">Elige tu idioma.</span> / <span lang="de">Wähle deine '
-        'Sprache.</span> / <span lang="hi-Latn">Apni language chuno.</span></p>\n'
+        f'<p class="book-pick">{pick_language}</p>\n'
         + "\n".join(sections) + "\n</main>\n</body>\n</html>\n")
 
 

@@ -13,6 +13,7 @@ import time
 import pytest
 
 from autograder.i18n import LANGS
+from labbook.texts import tr
 from axe_support import AXE_TAGS, audit_pages, axe_problem, site_pages, totals_table
 from browser_support import TIMEOUT_MS
 
@@ -119,3 +120,16 @@ NON_CONTROL_TAB_STOPS = """() => {
     .filter(e => !e.matches(natural) && !roles.includes(e.getAttribute('role')) && !scrolls(e))
     .map(e => e.tagName.toLowerCase() + '.' + String(e.className).split(' ')[0]);
 }"""
+
+
+def test_the_index_marks_each_language_s_words(html_site):
+    """The index is English; its "pick your language" sentence says it in every language, each part marked
+    with its own lang (WCAG 3.1.2), in the catalogues' words."""
+    from bs4 import BeautifulSoup
+
+    out, _ = html_site
+    soup = BeautifulSoup((out / "index.html").read_text(encoding="utf-8"), "html.parser")
+    assert soup.html["lang"] == "en"
+    parts = {span["lang"]: span.get_text() for span in soup.select("p.book-pick span[lang]")}
+    assert parts == {lang: tr("book.pick_language", lang) for lang in LANGS if lang != "en"}
+    assert soup.select_one("p.book-pick").get_text().startswith(tr("book.pick_language", "en"))
