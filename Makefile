@@ -12,13 +12,13 @@ STAMP := $(VENV)/.installed
 KERNEL := $(VENV)/share/jupyter/kernels/causal-attention/kernel.json
 PIP_VERSION := 26.3
 
-.PHONY: lab test setup system-deps build build-all html lock bench clean catalogs new-language translation-status release mutation
+.PHONY: lab test setup system-deps node-deps build build-all html lock bench clean catalogs new-language translation-status release mutation
 
 # --allow-root only when run as root (containers, Binder-like machines).
 lab: setup build
 	$(VENV)/bin/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) index.ipynb
 
-test: setup system-deps
+test: setup system-deps node-deps
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 setup: $(STAMP) $(KERNEL)
@@ -33,13 +33,14 @@ $(STAMP): requirements.txt requirements-lock.txt pyproject.toml
 	touch $(STAMP)
 
 # Debian packages the tests use: chromium (browser tests; the emoji font so that
-# screenshots show ✅/❌) and bubblewrap (the grader's sandbox). Installed when missing and we are root with apt-get;
+# screenshots show ✅/❌), bubblewrap (the grader's sandbox) and npm (installs axe-core, see node-deps). Installed when missing and we are root with apt-get;
 # otherwise the browser tests skip loudly and the grader falls back.
 system-deps:
 	@missing=""; \
 	command -v chromium >/dev/null || missing="$$missing chromium"; \
 	fc-list 2>/dev/null | grep -qi "color emoji" || missing="$$missing fonts-noto-color-emoji"; \
 	command -v bwrap >/dev/null || missing="$$missing bubblewrap"; \
+	command -v npm >/dev/null || missing="$$missing npm"; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	    echo "installing$$missing"; \
@@ -47,10 +48,22 @@ system-deps:
 	  else echo "NOTE:$$missing not installed (needs root and apt-get): browser tests will skip, the grader runs without bwrap"; fi; \
 	fi
 
+# JavaScript the tests use (axe-core, the accessibility audit), pinned in package-lock.json, into the
+# git-ignored node_modules/. Without npm the accessibility tests fail and say how to get it: a skipped
+# audit would read as a pass.
+NODE_STAMP := node_modules/.package-lock.json
+node-deps: $(NODE_STAMP)
+
+$(NODE_STAMP): package.json package-lock.json
+	@if command -v npm >/dev/null; then npm ci --no-audit --no-fund --ignore-scripts --loglevel=error; \
+	else echo "NOTE: npm not found (Debian: apt-get install npm): tests/browser/test_accessibility.py and the report's axe test will fail"; fi
+
 # A kernel spec inside .venv, so every notebook (metadata kernelspec
 # "causal-attention") runs with the project's interpreter.
-$(KERNEL): $(STAMP)
+# It runs labbook.kernel (IPython's kernel reporting the notebooks' stored language_info: see there why).
+$(KERNEL): $(STAMP) shared/labbook/kernel.py
 	$(PY) -m ipykernel install --sys-prefix --name causal-attention --display-name "Causal attention (.venv)"
+	$(PY) -m labbook.kernel --point-spec $(KERNEL)
 
 # Rebuild notebooks whose text source changed (executes them) and index.ipynb.
 build: setup

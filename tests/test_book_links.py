@@ -24,6 +24,7 @@ URL = "https://book.example.edu/causal/"
 RIGHT = 'return torch.full((T, T), float("-inf")).triu(diagonal=1)'
 WRONG = 'return torch.full((T, T), float("-inf")).triu(diagonal=0)'
 HREF = re.compile(r'<a class="book-ref" href="([^"]+)">([^<]+)</a>')
+FEEDBACK_ELEMENT = re.compile(r'<div class="autograder-feedback" lang="(?P<lang>[^"]+)" style="(?P<style>[^"]+)">')
 
 
 def chapter_of(href: str, lang: str) -> tuple[Path, str]:
@@ -69,6 +70,19 @@ def test_check_in_a_notebook_links_the_chapter_it_names(lang, tmp_path):
         assert_resolves(href, lang)
     # what a console or nbval reads is the line `check` prints elsewhere
     assert "[0/" in shown.data["text/plain"] and "<a" not in shown.data["text/plain"]
+    # the line is marked with its language and wraps between words, not JupyterLab's <pre> (break-all)
+    element = FEEDBACK_ELEMENT.match(shown.data["text/html"])
+    assert element and element["lang"] == lang, shown.data["text/html"][:200]
+    assert "word-break: normal" in element["style"] and "white-space: pre-wrap" in element["style"]
+    assert "<pre" not in shown.data["text/html"]
+    # every other feedback line of the notebook too (a correct answer, the hand-in's total), links or not
+    feedback = [o for c in notebook.cells if c.cell_type == "code" and re.search(r"lab\.(check|hand_in)\(", c.source)
+                for o in c.outputs if o.output_type != "stream" or o.text.strip()]
+    assert len(feedback) >= 5
+    for output in feedback:
+        assert output.output_type == "display_data", output
+        element = FEEDBACK_ELEMENT.match(output.data["text/html"])
+        assert element and element["lang"] == lang, output.data["text/html"][:200]
 
 
 def test_check_outside_a_notebook_prints_plain_text(capsys):

@@ -3,6 +3,7 @@ import pytest
 
 from labbook import dependencies
 from labbook.build import INDEX, make_index
+from labbook.kernel import LANGUAGE_INFO
 from labbook.notebooks import ROOT, cell_inputs, make_lab, read, read_source, targets
 
 TARGETS = targets()
@@ -30,6 +31,13 @@ def test_built_notebook_metadata(target):
     assert notebook.metadata["kernelspec"]["name"] == "causal-attention"
     executed = [c for c in notebook.cells if c.cell_type == "code"]
     assert all(c.execution_count is not None for c in executed), "built notebooks are executed"
+    # what the book's kernel reports, exactly: else JupyterLab marks the notebook modified as soon as its
+    # kernel starts (labbook.kernel; test_jupyterlab opens a chapter and sees its tab stay clean)
+    assert notebook.metadata["language_info"] == LANGUAGE_INFO
+
+
+def test_index_metadata():
+    assert read(INDEX).metadata["language_info"] == LANGUAGE_INFO
 
 
 @pytest.mark.parametrize("target", [t for t in TARGETS if t.lab], ids=[i for t, i in zip(TARGETS, IDS) if t.lab])

@@ -1,6 +1,7 @@
 """What a lab notebook uses: `lab = Lab("lab01")`, `lab.check("causal_mask")`, `lab.hand_in()`."""
 from __future__ import annotations
 
+import html
 import sys
 from functools import cached_property
 from pathlib import Path
@@ -39,13 +40,15 @@ class Lab:
         return f"{result.render(self.lang)} [{points}]"
 
     def _emit(self, line: str) -> None:
-        """Print a feedback line; in a notebook its chapter references also become links to the chapters."""
+        """Print a feedback line. In a notebook it is shown as HTML instead (feedback_html: marked with its
+        language, wrapped between words), its chapter references links to the chapters; a console or a
+        plain-text reader gets the same line as text."""
         show = _kernel_display()
-        linked = book_links.to_html(line, self._chapter_links) if show else ""
-        if 'class="book-ref"' not in linked:
+        if show is None:
             print(line)
             return
-        show({"text/plain": line, "text/html": f'<pre style="white-space: pre-wrap">{linked}</pre>'}, raw=True)
+        show({"text/plain": line,
+              "text/html": feedback_html(book_links.to_html(line, self._chapter_links), self.lang)}, raw=True)
 
     @cached_property
     def _chapter_links(self) -> book_links.Resolver | None:
@@ -62,8 +65,8 @@ class Lab:
             self._emit(self._line(result))
         total = sum(result.points for result in results)
         print()
-        print(i18n.t("common.total", self.lang, lab=self.spec.id, points=total, max_points=self.spec.max_score))
-        print(i18n.t("common.hand_in", self.lang))
+        self._emit(i18n.t("common.total", self.lang, lab=self.spec.id, points=total, max_points=self.spec.max_score))
+        self._emit(i18n.t("common.hand_in", self.lang))
 
     def show_problem(self, namespace: dict | None = None) -> None:
         """lab00: print the student's own Q, K and V."""
@@ -74,6 +77,22 @@ class Lab:
             return
         print(i18n.t("lab00.your_variant", self.lang, student_id=ctx["student_id"]))
         print(self.spec.show_context(ctx))
+
+
+# JupyterLab styles every <pre> of an output with `word-break: break-all`, which splits words at the line's
+# end ("Consu|lta"): the feedback is a <div> that keeps its line breaks and spaces but wraps between words,
+# breaking a word only when it alone is wider than the cell; in the code font, like the lines `check` prints.
+FEEDBACK_STYLE = ("white-space: pre-wrap; word-break: normal; overflow-wrap: break-word; "
+                  "font-family: var(--jp-code-font-family, monospace); font-size: var(--jp-code-font-size, 13px); "
+                  "line-height: var(--jp-code-line-height, 1.3077)")
+
+
+def feedback_html(line_html: str, lang: str) -> str:
+    """A feedback line (HTML, its chapter references linked) as the notebook shows it, marked with its
+    language (WCAG 3.1.2: JupyterLab's page is lang="en", a screen reader must voice Spanish feedback as
+    Spanish)."""
+    return f'<div class="autograder-feedback" lang="{html.escape(lang, quote=True)}" style="{FEEDBACK_STYLE}">' \
+           f"{line_html}</div>"
 
 
 def _kernel_display():

@@ -26,6 +26,7 @@ from nbclient import NotebookClient
 from autograder import i18n
 from autograder.i18n import LANGS, LANGUAGE_NAMES as LANG_NAMES
 from labbook import dependencies
+from labbook.kernel import LANGUAGE_INFO
 from labbook.texts import tr
 from labbook.notebooks import (
     KERNEL_NAME, KERNELSPEC, ROOT, Target, cell_inputs, coalesce_streams, headings, make_lab, read, read_source, targets, write,
@@ -65,7 +66,7 @@ def execute(target: Target, remeasure: bool = False) -> tuple[str, float]:
     client.execute()
     found = dependencies.read_probe(notebook.cells.pop())
     notebook.metadata["kernelspec"] = dict(KERNELSPEC)  # nbclient may rewrite it while executing
-    notebook.metadata["language_info"] = {"name": "python", "version": "3.11"}
+    notebook.metadata["language_info"] = dict(LANGUAGE_INFO)  # what the book's kernel reports: see labbook.kernel
     notebook.metadata["labbook"]["depends"] = dependencies.record(found, target.lang, ROOT)
     for cell in notebook.cells:
         cell.metadata.pop("execution", None)
@@ -117,6 +118,17 @@ def _sanitizers() -> list[tuple[re.Pattern, str]]:
 SANITIZE = _sanitizers()
 
 
+def store_language_info(target: Target) -> None:
+    """Give a built notebook the language_info the book's kernel reports, without executing it: JupyterLab
+    marks a notebook modified when its kernel reports another one (labbook.kernel). Rewrites nothing when the
+    notebook has it already."""
+    if target.built.exists():
+        notebook = read(target.built)
+        if notebook.metadata.get("language_info") != LANGUAGE_INFO:
+            notebook.metadata["language_info"] = dict(LANGUAGE_INFO)
+            write(notebook, target.built)
+
+
 def write_lab(target: Target) -> None:
     if target.lab is not None and target.built.exists():
         write(make_lab(read(target.built)), target.lab)
@@ -151,7 +163,8 @@ def make_index(all_targets: list[Target]) -> nbformat.NotebookNode:
     index = nbformat.v4.new_notebook(cells=cells)
     for number, cell in enumerate(index.cells):
         cell.id = f"index{number:02d}"
-    index.metadata = nbformat.from_dict({"kernelspec": dict(KERNELSPEC), "lang": "mul"})
+    index.metadata = nbformat.from_dict({"kernelspec": dict(KERNELSPEC), "language_info": dict(LANGUAGE_INFO),
+                                         "lang": "mul"})
     return index
 
 
@@ -180,6 +193,7 @@ def main(argv: list[str] | None = None) -> int:
             for path, seconds in pool.map(functools.partial(execute, remeasure=args.remeasure), stale):
                 print(f"  {path}: {seconds:.1f} s", flush=True)
     for target in all_targets:
+        store_language_info(target)
         write_lab(target)
     write(make_index(all_targets), INDEX)
     print(f"book up to date ({len(all_targets)} sources, {len(stale)} executed) in {time.perf_counter() - started:.1f} s")

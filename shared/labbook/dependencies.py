@@ -32,8 +32,10 @@ import json as _json, sys as _sys
 from pathlib import Path as _Path
 _root = _Path(@ROOT@)
 _files = set()
-for _module in list(_sys.modules.values()):
+for _name, _module in list(_sys.modules.items()):
     _file = getattr(_module, "__file__", None) or ""
+    if _name == "__main__":  # the kernel's own launcher (labbook.kernel), not what the notebook used
+        continue
     if _file and _Path(_file).resolve().is_relative_to(_root / "shared"):
         _files.add(_Path(_file).resolve())
         _files.update(_Path(p).resolve() for p in getattr(_module, "BUILD_INPUTS", ()))

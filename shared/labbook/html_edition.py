@@ -44,7 +44,8 @@ from labbook.notebooks import ROOT, headings
 from labbook.texts import tr
 
 # The interface's texts, looked up inside f-strings below (where `make catalogs` cannot read them).
-i18n.N_("html.index", "html.language", "html.chapters", "html.labs", "html.glossary", "html.nav", "html.offline")
+i18n.N_("html.index", "html.language", "html.chapters", "html.labs", "html.glossary", "html.nav", "html.offline",
+        "html.skip")
 
 LANG_NAMES = i18n.LANGUAGE_NAMES
 BOOK_TITLE = "Causal attention: a lab book"
@@ -64,12 +65,36 @@ PAGE_TEMPLATE = r"""{%- extends 'index.html.j2' -%}
 {%- block body_header -%}
 <body class="jp-Notebook" data-jp-theme-light="true" data-jp-theme-name="JupyterLab Light" data-page="{{ resources.labbook.page }}">
 {{ resources.labbook.nav }}
-<main>
+<main id="main">
 {%- endblock body_header -%}
+{% block body_footer %}
+</main>
+<script>{{ resources.labbook.scroll_focus }}</script>
+</body>
+{% endblock body_footer %}
 {% block footer %}
 {{ super() }}
 {% endblock footer %}
 """
+
+# A box that scrolls (a wide table or formula on a narrow screen) must be reachable by keyboard (WCAG 2.1.1):
+# such a box, and only such a box, becomes a tab stop, again whenever the window's width changes.
+SCROLL_FOCUS = """(function () {
+  var boxes = "main .jp-Cell-inputWrapper, main .jp-OutputArea-output, main .jp-RenderedMarkdown";
+  function scrolls(box) {
+    var style = getComputedStyle(box);
+    return (/auto|scroll/.test(style.overflowX) && box.scrollWidth > box.clientWidth + 1)
+      || (/auto|scroll/.test(style.overflowY) && box.scrollHeight > box.clientHeight + 1);
+  }
+  function update() {
+    Array.prototype.forEach.call(document.querySelectorAll(boxes), function (box) {
+      if (scrolls(box)) { box.setAttribute("tabindex", "0"); box.setAttribute("data-scroll-focus", "true"); }
+      else if (box.hasAttribute("data-scroll-focus")) { box.removeAttribute("tabindex"); box.removeAttribute("data-scroll-focus"); }
+    });
+  }
+  update();
+  window.addEventListener("resize", update);
+})();"""
 
 BOOK_CSS = """
 /* from nbconvert's lab template (its inline <style>, which pages here do not repeat) */
@@ -100,7 +125,18 @@ body.jp-Notebook { max-width: 1100px; margin: 0 auto; padding: 0 12px 40px; }
 .book-index main a { color: #0b57d0; text-decoration: underline; }
 math { font-family: "STIX Two Math", "Cambria Math", "DejaVu Serif", serif; font-size: 1.05em; }
 math[display="block"] { margin: 10px 0; }
+/* links in prose are told apart by more than colour (WCAG 1.4.1): underlined, as the index's */
+.jp-RenderedHTMLCommon a:link, .jp-RenderedHTMLCommon a:visited { text-decoration: underline; }
+/* no cell of a static page is "active": its prompts are shown at full opacity, not faded to 2.2:1 */
+:root { --jp-cell-prompt-not-active-opacity: 1; }
+/* a skip link, shown only when focused */
+.book-skip { position: absolute; left: -9999px; top: 0; }
+.book-skip:focus { left: 8px; top: 8px; z-index: 10; padding: 6px 10px; background: #fff; color: #0b57d0;
+  outline: 3px solid #0b57d0; font: 14px/1.4 system-ui, sans-serif; }
 """
+# WCAG 1.4.3 AA for normal text; the margin keeps rounding in a checker from tipping a colour under it.
+TEXT_CONTRAST = 4.5
+CONTRAST_MARGIN = 0.1
 
 
 # ---------------------------------------------------------------- math, typeset at build time
@@ -284,10 +320,23 @@ def nav_html(page: Page | None, pages_by_key: dict[tuple[str, str, str], Page], 
         items.append(f'<li><a href="{href}" hreflang="{other}" lang="{other}" data-lang="{other}"{current}>'
                      f'{LANG_NAMES[other]}</a></li>')
     note = f'<span class="book-note">{html.escape(tr("html.offline", lang))}</span>' if page and page.kind == "lab" else ""
-    return (f'<nav class="book-nav" aria-label="{html.escape(tr("html.nav", lang))}">'
+    # first on the page: a keyboard reader skips the bar to the chapter (WCAG 2.4.1)
+    skip = f'<a class="book-skip" href="#main">{html.escape(tr("html.skip", lang))}</a>'
+    return (f'{skip}<nav class="book-nav" aria-label="{html.escape(tr("html.nav", lang))}">'
             f'<a class="book-home" href="{depth}index.html" data-nav="index">{html.escape(tr("html.index", lang))}</a>'
             f'<span>{html.escape(tr("html.language", lang))}:</span><ul class="book-langs" data-nav="languages">'
             f'{"".join(items)}</ul>{note}</nav>')
+
+
+NBCONVERT_TAB_STOP = re.compile(r'(<div class="(?:jp-Cell-inputWrapper|[^"]*\bjp-OutputArea-output\b[^"]*)"[^>]*?) tabindex="0"')
+
+
+def without_tab_stops(page: str) -> str:
+    """The page without the tab stops nbconvert puts on every cell's input and output (`tabindex="0"`): they
+    are no controls, and a keyboard reader pressed Tab up to 54 times per page to pass them (22 from the
+    top of chapter 02 to the explorer). A code block wider than the page scrolls inside its own box and gets
+    its tab stop back from the page's script (SCROLL_FOCUS), so it stays reachable (WCAG 2.1.1)."""
+    return NBCONVERT_TAB_STOP.sub(r"\1", page)
 
 
 def glossary_notebook(path: Path) -> nbformat.NotebookNode:
@@ -301,7 +350,8 @@ def render_page(exporter: BookExporter, notebook: nbformat.NotebookNode, page: P
     resources = {
         "metadata": {"name": page.name, "path": str(page.source.parent)},
         "labbook": {"lang": page.lang, "title": f"{title} · {BOOK_TITLE}", "css": f"../../{CSS_PATH}",
-                    "nav": nav_html(page, pages_by_key, page.lang), "page": page.out},
+                    "nav": nav_html(page, pages_by_key, page.lang), "page": page.out,
+                    "scroll_focus": SCROLL_FOCUS},
     }
     body, _ = exporter.from_notebook_node(notebook, resources=resources)
     return body
@@ -325,14 +375,102 @@ def index_html(pages: list[Page], titles: dict[str, str]) -> str:
             f'<h3>{tr("html.labs", lang)}</h3><ul>{items(labs)}</ul>'
             + (f'<p><a href="{glossary[0].out}">{tr("html.glossary", lang)}</a></p>' if glossary else "")
             + "</section>")
+    pick_language = " / ".join(html.escape(tr("book.pick_language", lang)) if lang == "en" else
+                               f'<span lang="{lang}">{html.escape(tr("book.pick_language", lang))}</span>'
+                               for lang in LANGS)
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8" />\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1.0">\n'
         f'<title>{BOOK_TITLE}</title>\n<link rel="stylesheet" href="{CSS_PATH}">\n</head>\n'
-        f'<body class="jp-Notebook book-index" data-page="index.html">\n{nav_html(None, {}, "en")}\n<main>\n'
+        f'<body class="jp-Notebook book-index" data-page="index.html">\n{nav_html(None, {}, "en")}\n<main id="main">\n'
         f'<h1>{BOOK_TITLE}</h1>\n'
-        "<p>Pick your language. / Elige tu idioma. / Wähle deine Sprache. / Apni language chuno.</p>\n"
+        # each language's words marked as that language (WCAG 3.1.2), so a screen reader voices them right
+        f'<p class="book-pick">{pick_language}</p>\n'
         + "\n".join(sections) + "\n</main>\n</body>\n</html>\n")
+
+
+# ---------------------------------------------------------------- colours at WCAG contrast
+CSS_VARIABLE = re.compile(r"(--[\w-]+)\s*:\s*([^;}]+)")
+# The theme's colours that are text on the code cells' background: JupyterLab's syntax colours (the code
+# highlighting of every cell uses them) and the prompts ("In [3]:").
+TEXT_ON_CODE = re.compile(r"--jp-mirror-editor-[\w-]*-color$|--jp-cell-(?:in|out)prompt-font-color$"
+                          r"|--jp-cell-prompt-not-active-font-color$")
+CODE_BACKGROUNDS = ("--jp-cell-editor-background", "--jp-layout-color0")
+
+
+def css_variables(css: str) -> dict[str, str]:
+    """Every custom property a stylesheet declares, the last declaration winning (as in the cascade of
+    :root rules of one theme)."""
+    return {name: value.strip() for name, value in CSS_VARIABLE.findall(css)}
+
+
+def resolve_colour(value: str, variables: dict[str, str], depth: int = 0) -> tuple[float, float, float] | None:
+    """An sRGB triple (0-1) for a CSS colour value: #rgb, #rrggbb, a few names, var(--x) followed through
+    `variables`; None for anything else (rgba with alpha, gradients)."""
+    value = value.strip().lower()
+    reference = re.fullmatch(r"var\(\s*(--[\w-]+)\s*(?:,[^)]*)?\)", value)
+    if reference:
+        target = variables.get(reference[1])
+        return resolve_colour(target, variables, depth + 1) if target and depth < 10 else None
+    value = {"white": "#ffffff", "black": "#000000", "blue": "#0000ff", "red": "#ff0000"}.get(value, value)
+    if re.fullmatch(r"#[0-9a-f]{3}", value):
+        value = "#" + "".join(2 * c for c in value[1:])
+    if re.fullmatch(r"#[0-9a-f]{6}", value):
+        return tuple(int(value[i:i + 2], 16) / 255 for i in (1, 3, 5))
+    return None
+
+
+def relative_luminance(rgb: tuple[float, float, float]) -> float:
+    """WCAG 2.1's relative luminance of an sRGB colour."""
+    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def contrast_ratio(a: tuple[float, float, float], b: tuple[float, float, float]) -> float:
+    light, dark = sorted((relative_luminance(a), relative_luminance(b)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def hex_colour(rgb: tuple[float, float, float]) -> str:
+    return "#" + "".join(f"{round(c * 255):02x}" for c in rgb)
+
+
+def legible(rgb: tuple[float, float, float], backgrounds: list[tuple[float, float, float]],
+            ratio: float = TEXT_CONTRAST + CONTRAST_MARGIN) -> tuple[float, float, float]:
+    """The colour itself if it reaches `ratio` on every background, else the lightest darker shade of the same
+    hue and saturation that does (the theme's colours stay recognisable: green keywords stay green)."""
+    import colorsys
+
+    def enough(colour):
+        return all(contrast_ratio(colour, background) >= ratio for background in backgrounds)
+
+    if enough(rgb):
+        return rgb
+    hue, lightness, saturation = colorsys.rgb_to_hls(*rgb)
+    for step in range(1, 101):
+        shade = colorsys.hls_to_rgb(hue, lightness * (1 - step / 100), saturation)
+        shade = tuple(round(c * 255) / 255 for c in shade)  # what a hex colour can say
+        if enough(shade):
+            return shade
+    return (0.0, 0.0, 0.0)
+
+
+def legible_code_colours(css: str) -> str:
+    """A :root rule that redeclares each syntax and prompt colour of the theme too faint on the code background
+    (JupyterLab's light theme: comments #408080 at 4.2:1, keywords #008000 at 4.3:1 ...) as a darker shade
+    that reaches 4.5:1; appended after the theme, it wins."""
+    variables = css_variables(css)
+    backgrounds = [colour for colour in (resolve_colour(variables.get(name, ""), variables)
+                                         for name in CODE_BACKGROUNDS) if colour]
+    changed = []
+    for name in sorted(variables):
+        colour = resolve_colour(variables[name], variables) if TEXT_ON_CODE.search(name) else None
+        if colour is None or not backgrounds:
+            continue
+        better = legible(colour, backgrounds)
+        if better != colour:
+            changed.append(f"  {name}: {hex_colour(better)}; /* was {variables[name]} */")
+    return (":root {\n" + "\n".join(changed) + "\n}\n") if changed else ""
 
 
 def shared_css(exporter: BookExporter) -> str:
@@ -351,6 +489,8 @@ def shared_css(exporter: BookExporter) -> str:
 
     parts.append(HtmlFormatter(style=CSSHTMLHeaderPreprocessor().style).get_style_defs(".highlight"))
     parts.append(BOOK_CSS)
+    parts.append("/* the theme's code and prompt colours, darkened where they are under 4.5:1 (WCAG 1.4.3) */\n"
+                 + legible_code_colours("\n".join(parts)))
     return "\n".join(parts)
 
 
@@ -385,7 +525,7 @@ def build(out: Path, root: Path = ROOT, quiet: bool = False) -> dict:
     for page in pages:
         notebook = glossary_notebook(page.source) if page.kind == "glossary" else nbformat.read(page.source, as_version=4)
         body = render_page(exporter, notebook, page, pages_by_key, titles[page.out])
-        body = rewrite_links(body, page.out, site_pages, broken)
+        body = rewrite_links(without_tab_stops(body), page.out, site_pages, broken)
         target = out / page.out
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(body, encoding="utf-8")

@@ -12,6 +12,7 @@ texts), never for a fixed time. Screenshots go to artifacts/browser/.
 """
 from __future__ import annotations
 
+import json
 import warnings
 from pathlib import Path
 
@@ -42,6 +43,26 @@ def browser():
             pytest.fail(f"Chromium at {CHROMIUM} is installed but does not start: {error}")
         yield launched
         launched.close()
+
+
+@pytest.fixture(scope="session")
+def html_site(tmp_path_factory, worker_id) -> tuple[Path, dict]:
+    """The HTML edition (python -m labbook.html_edition), built once per test run: the first module that asks
+    builds it, under a lock, into the run's temporary folder, which every xdist worker of this run shares
+    (nothing else in `make test` builds it; it takes ~35 s). Returns (site folder, the build's numbers)."""
+    from filelock import FileLock
+
+    from labbook import html_edition
+
+    shared = tmp_path_factory.getbasetemp()
+    if worker_id != "master":  # gw0, gw1 ...: their folders sit in the run's own folder
+        shared = shared.parent
+    out, done = shared / "html-edition" / "site", shared / "html-edition" / "stats.json"
+    with FileLock(str(shared / "html-edition.lock")):
+        if not done.exists():
+            stats = html_edition.build(out, quiet=True)
+            done.write_text(json.dumps(stats), encoding="utf-8")
+    return out, json.loads(done.read_text(encoding="utf-8"))
 
 
 @pytest.fixture(scope="session")

@@ -1,7 +1,8 @@
 """The offline HTML edition and the mask explorer in it, in Chromium.
 
-The module builds the edition once (python -m labbook.html_edition, into a
-temporary folder; nothing else in `make test` builds it) and parses each page
+The edition is built once per run (conftest's html_site, python -m
+labbook.html_edition into a temporary folder, shared with
+test_accessibility) and the module parses each page
 once (edition_facts.crawl); the checks assert over those facts: every chapter
 and lab in every language, no solution, no reference to another host, working
 links, switchers, formulas, chapter references. Each check is also fed one
@@ -39,10 +40,8 @@ EXPLORER_CHAPTERS = ("02_causal_mask", "05_padding", "09_beyond_the_triangle")
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    out = tmp_path_factory.mktemp("html") / "site"
-    stats = html_edition.build(out, quiet=True)
-    return out, stats
+def site(html_site):
+    return html_site  # built once for the run (conftest), shared with test_accessibility
 
 
 @pytest.fixture(scope="module")

@@ -39,6 +39,7 @@ from browser_support import ROOT, TIMEOUT_MS, copy_into
 
 VENV_BIN = Path(sys.executable).parent
 RUN_TIMEOUT_MS = 240_000  # a whole chapter on a busy machine
+MINIMAL_LANGUAGE_INFO = "old_language_info.ipynb"
 
 
 # ---------------------------------------------------------------- what the student types
@@ -232,6 +233,10 @@ def lab_server(browser, tmp_path_factory):
         copy_into(root, str(chapter.relative_to(ROOT)))
     copy_into(root, hi_latn_chapter())
     write_explorer_notebook(root / EXPLORER_NOTEBOOK)
+    # chapter 02 as the build stored it before labbook.kernel: JupyterLab marks it modified on opening
+    chapter = nbformat.read(ROOT / "course" / "es" / "02_causal_mask.ipynb", as_version=4)
+    chapter.metadata["language_info"] = {"name": "python", "version": "3.11"}
+    nbformat.write(chapter, root / MINIMAL_LANGUAGE_INFO)
     server = JupyterLab(root, tmp_path_factory.mktemp("jupyterlab-home"))
     server.start()
     yield server
@@ -337,6 +342,18 @@ def test_lab_check_in_spanish(page, page_log, lab_server, artifacts):
     assert diagnosis.startswith("❌") and "diagonal" in diagnosis, diagnosis
     expect(check.locator(".jp-OutputArea-output")).to_contain_text(diagnosis, timeout=RUN_TIMEOUT_MS)
     shoot(page, check, artifacts / f"{name}_es_2_diagonal.png")
+    # the feedback says it is Spanish, and in a narrow cell its lines break between words only (JupyterLab's
+    # <pre> style breaks anywhere: "Consu|lta")
+    feedback = check.locator(".jp-OutputArea-output .autograder-feedback")
+    expect(feedback).to_have_attribute("lang", "es")
+    feedback.evaluate("element => { element.style.width = '14em'; }")
+    breaks = feedback.evaluate(LINE_BREAKS)
+    assert len(breaks) >= 5, breaks  # it does wrap
+    assert [pair for pair in breaks if not pair[0].isspace() and pair[0] not in "-/"] == [], breaks
+    # the measure sees a split word: with the <pre> style's break-all, some line starts inside one
+    feedback.evaluate("element => { element.style.wordBreak = 'break-all'; }")
+    assert any(a.isalpha() and b.isalpha() for a, b in feedback.evaluate(LINE_BREAKS))
+    feedback.evaluate("element => { element.style.width = ''; element.style.wordBreak = ''; }")
 
     # 3. the chapter the diagnosis names is a link: it opens that chapter, at the section it names
     link = check.locator(".jp-OutputArea-output a.book-ref").first
@@ -355,9 +372,46 @@ def test_lab_check_in_spanish(page, page_log, lab_server, artifacts):
     expect(heading).to_have_count(1, timeout=TIMEOUT_MS)
     page.screenshot(path=str(artifacts / f"{name}_es_3_chapter_link.png"))
 
+    # 4. the chapter is not "modified" once its kernel has started: JupyterLab writes the kernel's
+    # language_info into the notebook and marks it dirty unless that is the value stored (labbook.kernel).
+    # The same chapter stored with the old, shorter language_info, opened after it, turns dirty: by then the
+    # first chapter's kernel has long reported, so a clean first tab is no check made too early.
+    tab = page.locator('.lm-TabBar-tab[data-type="document-title"]')
+    chapter_tab = tab.filter(has_text=chapter)
+    expect(page.locator(".jp-StatusBar-TextItem").filter(has_text=re.compile(r"\| Idle$"))).to_have_count(
+        1, timeout=TIMEOUT_MS)
+    page.get_by_role("menuitem", name="File", exact=True).click()
+    page.locator('li[data-command="filebrowser:open-path"]').click()
+    page.locator(".jp-Dialog input").fill(MINIMAL_LANGUAGE_INFO)
+    page.keyboard.press("Enter")
+    expect(tab.filter(has_text=MINIMAL_LANGUAGE_INFO)).to_have_class(re.compile(r"\bjp-mod-dirty\b"),
+                                                                     timeout=TIMEOUT_MS)
+    expect(chapter_tab).not_to_have_class(re.compile(r"\bjp-mod-dirty\b"))
+    page.screenshot(path=str(artifacts / f"{name}_es_4_chapter_not_modified.png"))
+
     assert not page_log.errors, page_log.errors
     assert all(url.startswith((lab_server.base, "data:", "blob:")) for url in page_log.requests), \
         [url for url in page_log.requests if not url.startswith(lab_server.base)]
+
+
+# Where the lines of an element's text break: [previous character, first character of the new line] for each
+# line after the first, from the boxes Chromium laid the characters out in.
+LINE_BREAKS = """element => {
+  const breaks = [], walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+  let top = null, previous = '';
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    for (let i = 0; i < node.data.length; i++) {
+      const range = document.createRange(); range.setStart(node, i); range.setEnd(node, i + 1);
+      const box = range.getClientRects()[0];
+      if (box && box.width > 0) {
+        if (top !== null && box.top > top + 2) breaks.push([previous, node.data[i]]);
+        top = box.top;
+      }
+      previous = node.data[i];
+    }
+  }
+  return breaks;
+}"""
 
 
 def cell_index_after(panel, start: int, text: str) -> int:

@@ -57,7 +57,9 @@ def _svg(figure) -> str:
     return text
 
 
-def _figures(rows: list[dict], spec, labels: dict) -> tuple[str, str]:
+def _figures(rows: list[dict], spec, labels: dict) -> tuple[str, str, list, list]:
+    """The two charts as SVG, and the numbers they draw: [(low, high, hand-ins)] per bar of the score
+    histogram, [(exercise, points, hand-ins)] per bar of the per-exercise charts."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -67,12 +69,15 @@ def _figures(rows: list[dict], spec, labels: dict) -> tuple[str, str]:
         scores = [row["score"] for row in rows if row["status"] in RAN]
         figure, axis = pyplot.subplots(figsize=(6, 2.6))
         top = max(1.0, float(rows[0]["max_score"]) if rows else 1.0)
-        axis.hist(scores, bins=min(20, max(1, int(top) + 1)), range=(0, top), color="#3b6ea5", edgecolor="white")
+        counts, edges, _ = axis.hist(scores, bins=min(20, max(1, int(top) + 1)), range=(0, top), color="#3b6ea5",
+                                     edgecolor="white")
+        score_bars = [(float(low), float(high), int(count)) for low, high, count in zip(edges, edges[1:], counts)]
         axis.set_xlabel(labels["score"])
         axis.set_ylabel(labels["count"])
         score_svg = _svg(figure)
         pyplot.close(figure)
 
+        exercise_bars = []
         exercises = [e.id for e in spec.exercises]
         figure, axes = pyplot.subplots(1, len(exercises), figsize=(1.7 * len(exercises), 2.2), squeeze=False)
         for axis, exercise in zip(axes[0], exercises):
@@ -81,12 +86,35 @@ def _figures(rows: list[dict], spec, labels: dict) -> tuple[str, str]:
             values = Counter(points)
             keys = sorted(set(values) | {0.0, maximum})
             axis.bar([f"{k:g}" for k in keys], [values.get(k, 0) for k in keys], color="#6a9f58")
+            exercise_bars += [(exercise, float(k), int(values.get(k, 0))) for k in keys]
             axis.set_title(exercise, fontsize=8)
             axis.tick_params(labelsize=7)
         figure.tight_layout()
         exercise_svg = _svg(figure)
         pyplot.close(figure)
-    return score_svg, exercise_svg
+    return score_svg, exercise_svg, score_bars, exercise_bars
+
+
+def _labelled(svg: str, chart_id: str, title: str) -> str:
+    """The chart as an image with a name (WCAG 1.1.1): role="img", its <title>, and aria-labelledby the
+    figure's caption, which says what it shows in the report's language."""
+    opening = svg.index(">", svg.index("<svg")) + 1
+    head = svg[:opening - 1].rstrip("/")
+    return (f'{head} role="img" aria-labelledby="{chart_id}-caption">'
+            f'<title>{html.escape(title)}</title>' + svg[opening:])
+
+
+def _chart(svg: str, chart_id: str, title: str, caption: str, summary: str, heads: list[str],
+           rows: list[list[str]]) -> str:
+    """A chart in a <figure>: the SVG labelled by the caption, and the numbers it draws as a table."""
+    e = html.escape
+    table = (f"<table class='chart-data' id='{chart_id}-data'><thead><tr>"
+             + "".join(f"<th scope='col'>{e(head)}</th>" for head in heads) + "</tr></thead><tbody>"
+             + "".join("<tr>" + "".join(f"<td>{e(cell)}</td>" for cell in row) + "</tr>" for row in rows)
+             + "</tbody></table>")
+    return (f"<figure id='{chart_id}'>{_labelled(svg, chart_id, title)}"
+            f"<figcaption id='{chart_id}-caption'>{e(caption)}</figcaption>"
+            f"<details><summary>{e(summary)}</summary>{table}</details></figure>")
 
 
 def explanation_template(lab: str, diagnosis: str, lang: str) -> str:
@@ -194,9 +222,18 @@ def build(folder: Path, lang: str = "en") -> str:
         parts.append("</tbody></table>")
 
     labels = {"score": t("term.report.score_axis"), "count": t("term.report.count_axis")}
-    score_svg, exercise_svg = _figures(rows, spec, labels)
-    parts += [f"<h2>{e(t('term.report.scores'))}</h2><figure>{score_svg}</figure>",
-              f"<h2>{e(t('term.report.per_exercise'))}</h2><figure>{exercise_svg}</figure>"]
+    score_svg, exercise_svg, score_bars, exercise_bars = _figures(rows, spec, labels)
+    max_score = f"{grades['max_score']:g}"
+    parts += [f"<h2>{e(t('term.report.scores'))}</h2>" + _chart(
+                  score_svg, "chart-scores", t("term.report.scores"),
+                  t("term.report.scores_caption", graded=len(ran), max_score=max_score),
+                  t("term.report.chart_data"), [t("term.report.col.score_range"), t("term.report.col.count")],
+                  [[f"{low:.3g}–{high:.3g}", str(count)] for low, high, count in score_bars]),
+              f"<h2>{e(t('term.report.per_exercise'))}</h2>" + _chart(
+                  exercise_svg, "chart-exercises", t("term.report.per_exercise"),
+                  t("term.report.exercises_caption", graded=len(ran)), t("term.report.chart_data"),
+                  [t("term.report.col.exercise"), t("term.report.col.points"), t("term.report.col.count")],
+                  [[exercise, f"{points:g}", str(count)] for exercise, points, count in exercise_bars])]
 
     # every diagnosis, with its students: what to reteach, and to whom
     parts.append(f"<h2>{e(t('term.report.diagnoses'))}</h2>")
