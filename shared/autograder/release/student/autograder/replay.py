@@ -34,13 +34,13 @@ class TensorReplay(TensorExercise):
 
     def __init__(self, data: dict):
         self.id, self.points, self.section, self.kind = data["id"], data["points"], data["section"], data["kind"]
-        self.data = data
+        self.recorded = data  # not `self.data`: numpy < 2 lets a fuzzed ndarray "self" have its buffer replaced
         self.expected_kind, self.atol, self.slip_atol = data["expected_kind"], data["atol"], data["slip_atol"]
         self.sections, self.special_rule = data["sections"], data["special_rule"]
         self._records = {record["name"]: record for record in data["cases"]}
 
     def cases(self, ctx, seed=None):
-        return [Case(case["name"], case["call"]) for case in self.data["cases"]]
+        return [Case(case["name"], case["call"]) for case in self.recorded["cases"]]
 
     def expected(self, case: Case) -> np.ndarray:
         return array_from(self._records[case.name]["expected"])
@@ -54,14 +54,14 @@ class RecordedReferences:
     """What a judge of labs/judging*.py asks of a case, read from the release's data instead of computed."""
 
     def __init__(self, data: dict):
-        self.data = data
+        self.recorded = data  # not `self.data`: numpy < 2 lets a fuzzed ndarray "self" have its buffer replaced
         self._records = {record["name"]: record for record in data["cases"]}
         self._references = {record["name"]: (from_plain(record["reference"]), from_plain(record["slip_references"]))
                             for record in data["cases"]}
         self._functions: dict[str, Any] = {}
 
     def cases(self, ctx, seed=None):
-        return [Case(record["name"], record["call"], data=record["data"]) for record in self.data["cases"]]
+        return [Case(record["name"], record["call"], data=record["data"]) for record in self.recorded["cases"]]
 
     def reference(self, case: Case):
         return self._references[case.name][0]
