@@ -106,7 +106,7 @@ def test_no_reference_code_no_grader_no_hidden_cases():
         "autograder/labs/__init__.py", "autograder/labs/judging.py", "autograder/labs/judging02.py",
         "autograder/labs/judging03.py", "autograder/labs/judging04.py", "autograder/labs/lab03.py", "autograder/notebook.py",
         "autograder/notebook_lang.py", "autograder/replay.py", "autograder/runtime.py",
-        "labbook/__init__.py", "labbook/explorer.py", "labbook/needs.py", "labbook/show.py", "labbook/texts.py"])
+        "labbook/__init__.py", "labbook/describe.py", "labbook/explorer.py", "labbook/needs.py", "labbook/show.py", "labbook/texts.py"])
     recorded = json.loads((bundle() / "autograder" / "data" / "labs.json").read_text(encoding="utf-8"))
     for lab_id in LAB_IDS:
         spec = get_lab(lab_id)
@@ -211,3 +211,22 @@ def test_the_release_stops_at_an_exercise_it_cannot_replay(monkeypatch):
     monkeypatch.setattr(replay, "get_lab", lambda lab_id: LabSpec(id=lab_id, exercises=[Unknown()]))
     with pytest.raises(SystemExit, match="no recorder for lab01.unknown"):
         replay.record_lab("lab01")
+
+
+DRAW = r'''
+import matplotlib
+matplotlib.use("Agg")
+import numpy as np
+from matplotlib import pyplot as plt
+import labbook.show as show
+show.heatmap(np.array([[1.0, 0.0], [0.25, 0.75]]), "ch03.weights", ax=plt.subplots()[1])
+shown = show.figure(plt.gcf(), "es")
+print(shown.description.alt)
+'''
+
+
+def test_the_release_draws_a_figure_with_its_description_in_the_readers_language():
+    # the chapters' figures go through labbook.show and labbook.describe, with the release's own i18n
+    done = run_in_venv(DRAW)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "0,25" in done.stdout and "0,75" in done.stdout and "0.25" not in done.stdout, done.stdout

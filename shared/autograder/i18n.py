@@ -50,6 +50,11 @@ ALL_LANGS: tuple[str, ...] = tuple(language.code for language in LANGUAGES)
 LANGS: tuple[str, ...] = tuple(language.code for language in LANGUAGES if language.complete)
 LANGUAGE_NAMES: dict[str, str] = {language.code: language.name for language in LANGUAGES}
 
+
+def decimal_comma(lang: str) -> bool:
+    """Whether `lang` writes 0,67 for 0.67 (the student release's i18n answers the same from its data)."""
+    return any(language.code == lang and language.decimal_comma for language in LANGUAGES)
+
 # Domain name -> the locale folder that holds its catalogues (each package adds its own).
 DOMAINS: dict[str, Path] = {"autograder": LOCALE}
 _LOADED: dict[tuple[str, str], dict[str, str]] = {}

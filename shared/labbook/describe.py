@@ -58,7 +58,7 @@ def _t(key: str, lang: str, **params) -> str:
 
 
 def _comma_decimals(lang: str) -> bool:
-    return any(language.code == lang and language.decimal_comma for language in i18n.LANGUAGES)
+    return i18n.decimal_comma(lang)
 
 
 def number(x: float, lang: str, decimals: int | None = None) -> str:

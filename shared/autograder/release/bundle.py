@@ -36,7 +36,7 @@ SHARED_MODULES = ("exercise.py", "runtime.py", "notebook_lang.py", "evidence.py"
                   "book_links.py",  # the same file serves the full and the student package
                   # the labs' judges: judging only, no reference code and no case generator
                   "labs/judging.py", "labs/judging02.py", "labs/judging03.py", "labs/judging04.py")
-LABBOOK_MODULES = ("show.py", "explorer.py", "needs.py")
+LABBOOK_MODULES = ("show.py", "describe.py", "explorer.py", "needs.py")
 STANDARD_KERNEL = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
 MARKER = ".labbook-student-release"
 

@@ -130,7 +130,7 @@ def messages() -> dict:
     domains = {domain: {key: {lang: i18n.text(key, lang) for lang in i18n.ALL_LANGS} for key in i18n.keys(domain)}
                for domain in i18n.DOMAINS}
     return {"langs": list(i18n.LANGS), "all_langs": list(i18n.ALL_LANGS), "names": dict(i18n.LANGUAGE_NAMES),
-            "domains": domains}
+            "decimal_comma": [lang for lang in i18n.ALL_LANGS if i18n.decimal_comma(lang)], "domains": domains}
 
 
 def dump(path: Path, data) -> None:

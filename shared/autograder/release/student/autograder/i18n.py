@@ -18,6 +18,12 @@ LANGUAGE_NAMES: dict[str, str] = dict(_DATA["names"])
 DEFAULT_LANG = "en"
 LANG_ENV = "LABBOOK_LANG"
 _DOMAINS: dict[str, dict[str, dict[str, str]]] = _DATA["domains"]
+_DECIMAL_COMMA: frozenset[str] = frozenset(_DATA["decimal_comma"])
+
+
+def decimal_comma(lang: str) -> bool:
+    """Whether `lang` writes 0,67 for 0.67 (figure descriptions, labbook/describe.py)."""
+    return lang in _DECIMAL_COMMA
 
 
 def N_(*keys: str) -> tuple[str, ...]:
