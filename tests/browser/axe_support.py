@@ -130,17 +130,19 @@ def site_pages(site: Path) -> list[tuple[str, str]]:
 
 def totals_table(audits: list[Audit]) -> str:
     rules = sorted({rule for audit in audits for rule in audit.by_rule()})
-    head = "| page | " + " | ".join(rules) + " | total | seconds |"
-    rows = [head, "|" + "---|" * (len(rules) + 3)]
+    def row(cells: list[str]) -> str:
+        return "| " + " | ".join(cells) + " |"
+
+    rows = [row(["page", *rules, "total", "seconds"]), "|" + "---|" * (len(rules) + 3)]
     for audit in audits:
         counts = audit.by_rule()
-        rows.append(f"| {audit.name} | " + " | ".join(str(counts.get(rule, 0)) for rule in rules)
-                    + f" | {audit.nodes} | {audit.seconds:.1f} |")
+        rows.append(row([audit.name, *(str(counts.get(rule, 0)) for rule in rules), str(audit.nodes),
+                         f"{audit.seconds:.1f}"]))
     overall = Counter()
     for audit in audits:
         overall.update(audit.by_rule())
-    rows.append(f"| **all {len(audits)} pages** | " + " | ".join(str(overall[rule]) for rule in rules)
-                + f" | {sum(overall.values())} | {sum(a.seconds for a in audits):.1f} |")
+    rows.append(row([f"**all {len(audits)} pages**", *(str(overall[rule]) for rule in rules),
+                     str(sum(overall.values())), f"{sum(a.seconds for a in audits):.1f}"]))
     return "\n".join(rows)
 
 
