@@ -130,3 +130,42 @@ def test_the_index_marks_each_language_s_words(html_site):
     parts = {span["lang"]: span.get_text() for span in soup.select("p.book-pick span[lang]")}
     assert parts == {lang: tr("book.pick_language", lang) for lang in LANGS if lang != "en"}
     assert soup.select_one("p.book-pick").get_text().startswith(tr("book.pick_language", "en"))
+
+
+PLACEHOLDER_ALT = "No description has been provided for this image"
+
+
+def unlabelled_pictures(page_html: str) -> list[str]:
+    """Every <img> without a real alternative text and every <svg> that is neither a labelled image nor hidden."""
+    from html.parser import HTMLParser
+
+    found: list[str] = []
+
+    class Pictures(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            a = dict(attrs)
+            if tag == "img" and (len((a.get("alt") or "").strip()) < 20 or a.get("alt") == PLACEHOLDER_ALT):
+                found.append(f"<img alt={a.get('alt')!r}>")
+            if tag == "svg" and a.get("aria-hidden") != "true" and not (
+                    a.get("role") == "img" and (a.get("aria-label") or a.get("aria-labelledby"))):
+                found.append(f"<svg role={a.get('role')!r}>")
+
+    Pictures().feed(page_html)
+    return found
+
+
+def test_no_page_has_a_picture_without_a_text_alternative(html_site):
+    out, _ = html_site
+    pages = sorted(out.rglob("*.html"))
+    images = sum(page.read_text(encoding="utf-8").count("<img") for page in pages)
+    assert images >= 100  # every language's figures are there to be checked
+    problems = {str(page.relative_to(out)): found for page in pages
+                if (found := unlabelled_pictures(page.read_text(encoding="utf-8")))}
+    assert problems == {}
+
+
+def test_the_picture_check_finds_a_placeholder_a_short_alt_and_a_bare_svg():
+    page = (f'<img src="a.png" alt="{PLACEHOLDER_ALT}"><img src="b.png" alt="figure">'
+            '<svg viewBox="0 0 1 1"></svg><svg role="img" aria-labelledby="t"></svg><svg aria-hidden="true"></svg>'
+            '<img src="c.png" alt="Weights for T = 3: row 1 reads keys 0-1 with 0.67, 0.33">')
+    assert unlabelled_pictures(page) == [f"<img alt={PLACEHOLDER_ALT!r}>", "<img alt='figure'>", "<svg role=None>"]
