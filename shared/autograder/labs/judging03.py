@@ -82,6 +82,16 @@ class LabExercise(Judge):
             return Feedback("common.see_section", {"section": chapter})
         return Feedback(f"{self.lab}.see_lab", {"section": self.lab_section})
 
+    def wrong_entry(self, case: Case, position: tuple[int, ...], got: str) -> Result:
+        """No slip fits: the case and the first wrong entry with the student's value, never the right one."""
+        return self.result(
+            0, "failed",
+            Feedback("common.failed", {"name": self.id}),
+            Feedback("common.wrong_entry", {"case": case.name, "index": ", ".join(map(str, position)), "got": got}),
+            self.pointer(None),
+            diagnosis="wrong_values",
+        )
+
 
 # ---------------------------------------------------------------- real positions
 def real_positions(T: int, lengths, side: str = "right") -> np.ndarray:
@@ -167,14 +177,7 @@ class CausalSelfAttentionJudge(LabExercise):
         lengths, side = references[index]["lengths"], references[index]["side"]
         position = first_wrong_entry(np.nan_to_num(real_rows(got[index], lengths, side), nan=1e30),
                                      real_rows(want[index], lengths, side), ATOL)
-        return self.result(
-            0, "failed",
-            Feedback("common.failed", {"name": self.id}),
-            Feedback("common.wrong_entry", {"case": cases[index].name, "index": ", ".join(map(str, position)),
-                                            "got": f"{got[index][position]:.4g}"}),
-            self.pointer(None),
-            diagnosis="wrong_values",
-        )
+        return self.wrong_entry(cases[index], position, f"{got[index][position]:.4g}")
 
     @staticmethod
     def matches_slip(got: list[np.ndarray], references: list[dict], candidates: list[np.ndarray | None],

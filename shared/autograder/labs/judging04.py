@@ -70,14 +70,7 @@ class KVCacheMaskJudge(LabExercise):
                 return self.diagnosed(slip)
         index = next(i for i, (g, right) in enumerate(zip(got, rights)) if not np.array_equal(g, right))
         position = tuple(int(i) for i in np.argwhere(got[index] != rights[index])[0])
-        return self.result(
-            0, "failed",
-            Feedback("common.failed", {"name": self.id}),
-            Feedback("common.wrong_entry", {"case": cases[index].name, "index": ", ".join(map(str, position)),
-                                            "got": str(bool(got[index][position]))}),
-            self.pointer(None),
-            diagnosis="wrong_values",
-        )
+        return self.wrong_entry(cases[index], position, str(bool(got[index][position])))
 
 
 class CachedAttentionJudge(LabExercise):
@@ -125,14 +118,7 @@ class CachedAttentionJudge(LabExercise):
                 return self.diagnosed(name)
         index = right.index(False)
         position = first_wrong_entry(np.nan_to_num(outs[index], nan=1e30), want[index], ATOL)
-        return self.result(
-            0, "failed",
-            Feedback("common.failed", {"name": self.id}),
-            Feedback("common.wrong_entry", {"case": cases[index].name, "index": ", ".join(map(str, position)),
-                                            "got": f"{outs[index][position]:.4g}"}),
-            self.pointer(None),
-            diagnosis="wrong_values",
-        )
+        return self.wrong_entry(cases[index], position, f"{outs[index][position]:.4g}")
 
     @staticmethod
     def matches(got: np.ndarray, candidate: np.ndarray) -> bool:
