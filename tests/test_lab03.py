@@ -1190,3 +1190,18 @@ def test_calls_beyond_the_replayed_sizes_are_no_evidence(rows, length, negative,
     result = grade({**solved(), "prefix_test": batched_prefix_test(rows, length, negative)},
                    exercise="prefix_test")["prefix_test"]
     assert (result.points, result.diagnosis) == (points, None if points else "no_evidence"), result.render("en")
+
+
+def test_two_leaky_decoders_that_differ_only_in_their_leak_never_share_trusted_outputs():
+    # The trusted outputs are cached by decoder; two sweep decoders share bug, vocabulary and seed and
+    # differ only in the leak, so the leak must be part of the key, or one decoder's verdict is the other's.
+    exercise = lab03.LAB.exercise("prefix_test")
+    by_leak = {case.data["leak"]: case for case in exercise.cases({}) if case.data["bug"] == lab03.POSITION_LEAK}
+    reads_1, reads_2 = by_leak[(0, 1)], by_leak[(1, 2)]
+    assert {k: v for k, v in reads_1.data.items() if k != "leak"} == {k: v for k, v in reads_2.data.items() if k != "leak"}
+    base = np.array([[3, 9, 4, 1, 10, 2, 6, 5]])  # (1, T): a sequence no other test hands these decoders
+    changed = base.copy()
+    changed[0, 1] = 0  # only token 1 changes: position 0 must not see it, position 1 may
+    output = {"calls": [[base, changed]]}
+    assert exercise.witnessed(reads_1, output) is True
+    assert exercise.witnessed(reads_2, output) is False
