@@ -93,3 +93,18 @@ def test_the_first_wrong_entry_is_named_even_where_every_gap_lies_just_above_the
     assert first_difference(barely, want, 1e-5) is None
     assert first_wrong_entry(barely, want, 1e-5) == (0, 0)
     assert first_wrong_entry(np.zeros((1, 2, 2)) + 1e-5 + 5e-13, np.zeros((1, 2, 2)), 1e-5) == (0, 0, 0)
+
+
+def test_the_plain_form_of_an_array_is_exact_and_typed():
+    # what the release records: booleans stay booleans, every other number becomes a float, shape kept
+    boolean = np.array([[True, False, False], [False, True, True]])
+    plain = judging.to_plain(boolean)
+    assert plain == {"__array__": [True, False, False, False, True, True], "bool": True, "shape": [2, 3]}
+    assert all(type(x) is bool for x in plain["__array__"])
+    counts = np.array([[1, 2, 3], [4, 5, 6]], dtype=np.int64)
+    plain = judging.to_plain(counts)
+    assert plain == {"__array__": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0], "bool": False, "shape": [2, 3]}
+    assert all(type(x) is float for x in plain["__array__"])
+    back = judging.from_plain(json.loads(json.dumps(plain)))
+    assert back.dtype == np.float64 and back.shape == (2, 3) and np.array_equal(back, counts)
+    assert judging.from_plain(json.loads(json.dumps(judging.to_plain(boolean)))).dtype == bool
