@@ -67,7 +67,7 @@ def test_the_next_token_is_named_as_the_target():
     s = Settings(T=6)
     # query 3's next token, key 4: blocked and its target; key 5 is only blocked
     assert "target" in name(s, 3, 4) and "target" not in name(s, 3, 5)
-    assert name(s, 3, 4) == "query q3 «on», key k4 «the»: blocked: a future key (causal mask); " \
+    assert name(s, 3, 4) == "query q3 “on”, key k4 “the”: blocked: a future key (causal mask); " \
                             "it is the query's target, the token it must predict"
     # the last query of a document has no target: its next key is only "another document"
     packed = Settings(T=6, padding=(0, 0), documents=(3, 3))

@@ -282,7 +282,7 @@ def test_the_report_counts_and_revisits(terms, capsys):
     assert (out / "report.html").read_text() == before  # deterministic: no date, fixed ids, whichever process
 
 
-@pytest.mark.parametrize("lang, title", [("es", "Informe de la clase: lab01"), ("de", "Klassenbericht: lab01"),
+@pytest.mark.parametrize("lang, title", [("es", "Informe de la clase: lab01"), ("de", "Kursbericht: lab01"),
                                          ("hi-Latn", "Class report: lab01")])
 def test_the_report_in_the_book_languages(terms, lang, title, capsys):
     _, out, _, _, _ = terms["canvas"]
