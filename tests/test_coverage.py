@@ -84,6 +84,44 @@ def test_dropping_any_sentence_with_a_number_link_code_or_formula_is_caught(lang
     assert planted >= 20, f"only {planted} sentences planted"
 
 
+@pytest.mark.parametrize("lang", OTHERS)
+def test_a_trim_of_sentences_with_nothing_checkable_is_caught_by_length(lang):
+    """Planted: out of one of chapter 05's cells, drop every sentence without a number, link, code or formula."""
+    english, translated = _markdown("05_padding", "en"), _markdown("05_padding", lang)
+
+    def pairs(cells):
+        return [("course/05_padding", lang, mine, theirs)
+                for mine, theirs in zip(coverage.sections(english, "en"), coverage.sections(cells, lang))]
+
+    def without_plain_sentences(cell):
+        for sentence in _sentences(cell):
+            alone = coverage.Section(0, "", "")
+            coverage.scan(sentence, lang, alone)
+            if not any(alone.content.values()):
+                cell = cell.replace(sentence, "")
+        return cell
+
+    assert coverage.short_sections(pairs(translated)) == []
+    most = max(range(len(translated)),
+               key=lambda i: len(translated[i].split()) - len(without_plain_sentences(translated[i]).split()))
+    trimmed = translated[:most] + [without_plain_sentences(translated[most])] + translated[most + 1:]
+    assert _compare(english, trimmed, lang) == []  # nothing checkable went: only the length can tell
+    assert [d.kind for d in coverage.short_sections(pairs(trimmed))] == ["length"]
+
+
+def test_a_section_is_short_against_the_language_s_usual_length():
+    def section(words):
+        found = coverage.Section(2, "1", "1 · A")
+        found.words = words
+        return found
+
+    usual = [("course/x", "es", section(100), section(110)) for _ in range(5)]  # Spanish runs 10 % longer
+    assert coverage.short_sections(usual + [("course/y", "es", section(100), section(95))]) == []
+    short = coverage.short_sections(usual + [("course/y", "es", section(100), section(90))])
+    assert [(d.name, d.english, d.translated) for d in short] == [("course/y", 100, 90)]
+    assert coverage.short_sections(usual + [("course/y", "es", section(39), section(10))]) == []
+
+
 def test_a_dropped_link_code_span_formula_and_section_are_caught():
     english = ["# 05 · Padding\n\n## 1 · Masks\n\nSee [chapter 04](./04_implementing_masks.ipynb) and "
                "`key_valid`, shaped $(B, T)$, with 0.5 of the rows.\n\n## 2 · More\n\nText."]
@@ -138,7 +176,7 @@ def test_an_exception_needs_a_reason(tmp_path):
 
 def test_an_exception_covers_only_its_difference():
     difference = coverage.Difference("course/x", "de", "1 · A", "number", "2", 1, 0)
-    entry = coverage.Exception_("de", "course/x", "number", "2", "a reason", "1 · A")
+    entry = coverage.Allowed("de", "course/x", "number", "2", "a reason", "1 · A")
     assert coverage.unexcused([difference], [entry]) == ([], [])
-    other = coverage.Exception_("de", "course/x", "number", "3", "a reason")
+    other = coverage.Allowed("de", "course/x", "number", "3", "a reason")
     assert coverage.unexcused([difference], [other]) == ([difference], [other])

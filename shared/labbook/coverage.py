@@ -14,6 +14,9 @@ each section these must be the same multiset as in English:
 - formulas (`$...$`, `$$...$$`), with `{,}` read as a decimal point and spaces ignored;
 - code blocks inside markdown (```` ```bash ````), their comments left out (they are prose).
 
+And a section must not be much shorter than the language usually writes against English
+(`short_sections`): that catches a trim of sentences holding none of the above.
+
 A difference that is right (a language's own example) is listed in
 `shared/labbook/coverage_exceptions.toml`, each with its reason; an exception that no
 longer matches a difference is itself reported, so the list cannot rot.
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import html
 import re
+import statistics
 import sys
 import tomllib
 from collections import Counter
@@ -32,7 +36,7 @@ from autograder import i18n
 from labbook.notebooks import ROOT, Target, read_built, read_source, targets
 
 EXCEPTIONS_FILE = Path(__file__).with_name("coverage_exceptions.toml")
-KINDS = ("number", "link", "code", "math", "code block")
+KINDS = ("number", "link", "code", "math", "code block")  # and "length", of a whole section
 
 COMMENT = re.compile(r"<!--.*?-->", re.S)
 FENCE = re.compile(r"^(`{3,})([\w-]*)[^\n]*\n(.*?)^\1\s*$", re.S | re.M)
@@ -49,7 +53,7 @@ PLACEHOLDER = re.compile(r"<[^<>\s/]+>")  # `labs/<language>/` is `labs/<idioma>
 # Section numbers ("## 3 · Title", "# 05 · Title") are the structure, not a number of the prose.
 SECTION_NUMBER = re.compile(r"^\s*(\d+|[A-Z])\s*·\s*")
 # One number: digits, optional groups and one decimal part; read by `value` in the language's convention.
-NUMBER = re.compile(r"(?<![\w.,])\d+(?:[.,\u00a0\u202f\u2009 ]\d+)*(?![\w])")
+NUMBER = re.compile(r"(?<![\w.,])\d+(?:[.,\u00a0\u202f\u2009 ]\d+)*(?!\w)")
 
 
 @dataclass
@@ -59,6 +63,7 @@ class Section:
     number: str  # "3" for "## 3 · Title", "" for an unnumbered heading; the text before the first heading is level 0
     title: str
     content: dict[str, Counter] = field(default_factory=lambda: {kind: Counter() for kind in KINDS})
+    words: int = 0  # of prose, formulas and code spans included, code blocks not
 
     @property
     def key(self) -> tuple[int, str]:
@@ -76,8 +81,15 @@ class Difference:
     translated: int
 
     def __str__(self) -> str:
+        if self.kind == "length":
+            return (f"{self.lang} {self.name} [{self.section}]: {self.translated} words of prose against "
+                    f"English's {self.english}, far below the language's usual length: a trim?")
         return (f"{self.lang} {self.name} [{self.section}]: {self.kind} {self.item!r} missing "
                 f"(en {self.english}, {self.lang} {self.translated})")
+
+
+SPACE = "\u00a0\u202f\u2009 "  # no-break, narrow no-break, thin and plain space
+SPACE_GROUPS = re.compile(rf"\d{{1,3}}(?:[{SPACE}]\d{{3}})+(?:[.,]\d+)?")  # 12 345 or 1 234,5
 
 
 def value(number: str, lang: str) -> str:
@@ -87,8 +99,7 @@ def value(number: str, lang: str) -> str:
     '.' or a (thin, no-break) space and write decimals with ','. A dot followed by other than exactly
     three digits, or several dots, is a version or an English-style decimal and stays as written.
     """
-    compact = re.sub(r"[\u00a0\u202f\u2009 ]", "", number) if re.fullmatch(
-        r"\d{1,3}(?:[\u00a0\u202f\u2009 ]\d{3})+(?:[.,]\d+)?", number) else re.split(r"[\u00a0\u202f\u2009 ]", number)[0]
+    compact = re.sub(f"[{SPACE}]", "", number)
     if i18n.decimal_comma(lang):
         if re.fullmatch(r"\d{1,3}(?:\.\d{3})+(?:,\d+)?", compact):
             compact = compact.replace(".", "")
@@ -100,13 +111,13 @@ def value(number: str, lang: str) -> str:
 
 
 def numbers(prose: str, lang: str) -> list[str]:
+    """The numbers of a text, as values (`value`), in order."""
     found = []
     for match in NUMBER.finditer(prose):
         written = match.group(0)
-        # "1 200" is one number only as groups of three; otherwise the space separates two numbers
-        if re.search(r"[\u00a0\u202f\u2009 ]", written) and not re.fullmatch(
-                r"\d{1,3}(?:[\u00a0\u202f\u2009 ]\d{3})+(?:[.,]\d+)?", written):
-            found += [value(part, lang) for part in re.split(r"[\u00a0\u202f\u2009 ]+", written) if part]
+        if re.search(f"[{SPACE}]", written) and not SPACE_GROUPS.fullmatch(written):
+            # "1 200" is one number only as groups of three; "filas 3 4" are two
+            found += [value(part, lang) for part in re.split(f"[{SPACE}]+", written) if part]
         else:
             found.append(value(written, lang))
     return found
@@ -143,6 +154,7 @@ def scan(markdown: str, lang: str, section: Section) -> None:
         return " "
 
     text = FENCE.sub(fenced, text)
+    section.words += len(text.split())
 
     def code(match: re.Match) -> str:
         span = match.group(2) if match.group(2) is not None else html.unescape(match.group(3))
@@ -233,7 +245,7 @@ def compare(name: str, lang: str, english: list[Section], translated: list[Secti
     outputs (`printed_at`) that no other number of the section accounts for."""
     structure = [s.key for s in english], [s.key for s in translated]
     if structure[0] != structure[1]:
-        # a different outline: compare what can be paired by heading (level, number), the rest as a whole
+        # another outline (the structure tests name it too): compare the whole texts, so content still counts
         problems: list[Difference | str] = [
             f"{lang} {name}: sections differ from English: en {_outline(english)}, {lang} {_outline(translated)}"]
         english, translated = [_whole(english)], [_whole(translated)]
@@ -278,7 +290,8 @@ def _whole(found: list[Section]) -> Section:
 
 
 @dataclass(frozen=True)
-class Exception_:
+class Allowed:
+    """A reviewed difference: the translation says the same thing another way (coverage_exceptions.toml)."""
     lang: str
     name: str
     kind: str
@@ -291,13 +304,13 @@ class Exception_:
             self.lang, self.name, self.kind, self.item) and self.section in ("", difference.section)
 
 
-def exceptions(path: Path = EXCEPTIONS_FILE) -> list[Exception_]:
+def exceptions(path: Path = EXCEPTIONS_FILE) -> list[Allowed]:
     entries = tomllib.loads(path.read_text(encoding="utf-8")).get("exception", []) if path.exists() else []
     found = []
     for entry in entries:
         if not str(entry.get("reason", "")).strip():
             raise ValueError(f"{path.name}: an exception without a reason: {entry}")
-        found.append(Exception_(entry["lang"], entry["name"], entry["kind"], str(entry["item"]), entry["reason"],
+        found.append(Allowed(entry["lang"], entry["name"], entry["kind"], str(entry["item"]), entry["reason"],
                                 entry.get("section", "")))
     return found
 
@@ -308,18 +321,43 @@ def differences(names: list[str] | None = None, root: Path = ROOT) -> list[Diffe
     for target in targets(root):
         by_name.setdefault(f"{target.part}/{target.name}", {})[target.lang] = target
     found: list[Difference | str] = []
+    lengths: list[tuple[str, str, Section, Section]] = []
     for name, versions in sorted(by_name.items()):
-        if names and not any(n in name for n in names) or "en" not in versions:
+        if "en" not in versions:
             continue
         english = source_sections(versions["en"])
         for lang, target in versions.items():
-            if lang != "en":
-                found += compare(name, lang, english, source_sections(target),
-                                 (printed(versions["en"]), printed(target)))
-    return found
+            if lang == "en":
+                continue
+            translated = source_sections(target)
+            if [s.key for s in english] == [s.key for s in translated]:
+                lengths += [(name, lang, mine, theirs) for mine, theirs in zip(english, translated)]
+            if not names or any(n in name for n in names):
+                found += compare(name, lang, english, translated, (printed(versions["en"]), printed(target)))
+    return found + short_sections(lengths, names)
 
 
-def unexcused(found: list[Difference | str], allowed: list[Exception_]) -> tuple[list[Difference | str], list[Exception_]]:
+LENGTH_FLOOR = 0.85  # of the language's usual length against English, section by section
+LENGTH_FROM = 40  # English words: shorter sections vary too much to say
+
+
+def short_sections(pairs: list[tuple[str, str, Section, Section]], names: list[str] | None = None) -> list[Difference]:
+    """Sections much shorter than the language usually writes against English: a trim that took sentences
+    without numbers, links, code or formulas. Each language has its own usual length (the median ratio of
+    its sections of 40 English words or more, over the whole book: Spanish and Hinglish run about 10 %
+    longer than English, German about as long); a section below 0.85 of it is reported."""
+    ratios: dict[str, list[float]] = {}
+    for _, lang, mine, theirs in pairs:
+        if mine.words >= LENGTH_FROM:
+            ratios.setdefault(lang, []).append(theirs.words / mine.words)
+    usual = {lang: statistics.median(found) for lang, found in ratios.items()}
+    return [Difference(name, lang, mine.title, "length", "prose words", mine.words, theirs.words)
+            for name, lang, mine, theirs in pairs
+            if (not names or any(n in name for n in names)) and mine.words >= LENGTH_FROM
+            and theirs.words < LENGTH_FLOOR * usual[lang] * mine.words]
+
+
+def unexcused(found: list[Difference | str], allowed: list[Allowed]) -> tuple[list[Difference | str], list[Allowed]]:
     """(differences no exception covers, exceptions that cover no difference)."""
     left = [d for d in found if isinstance(d, str) or not any(e.covers(d) for e in allowed)]
     unused = [e for e in allowed if not any(isinstance(d, Difference) and e.covers(d) for d in found)]
