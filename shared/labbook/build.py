@@ -112,6 +112,9 @@ def stale_words(cell: nbformat.NotebookNode, lang: str) -> list[str]:
     """Words a measuring cell's stored outputs show that neither today's catalogue texts of the keys it
     names (`tr("ch09.time_cols")`) nor its code's own strings produce: labels kept from an older run."""
     keys = re.findall(r"""\btr\(\s*["']([\w.]+)["']""", cell.source)
+    # tr(f"ch09.{name}"): any key the literal part begins
+    prefixes = re.findall(r"""\btr\(\s*f["']([\w.]*)\{""", cell.source)
+    keys += [key for key in i18n.keys() for prefix in prefixes if prefix and key.startswith(prefix)]
     allowed = set(PYTHON_WORDS)
     for key in keys:
         allowed.update(WORD.findall(i18n.text(key, lang)))
