@@ -89,6 +89,15 @@ def test_a_phrase_is_caught_across_a_line_break_an_inserted_word_and_emphasis():
     assert _found("full forward", "hi-Latn", "full causal forward") == []  # two words: no word between
 
 
+def test_a_form_of_the_term_to_use_is_never_a_violation():
+    """Spanish may avoid the singular "máscara de documento" for the book's "máscara de documentos"."""
+    term = glossary.Term("document mask", "máscara de documentos (f.)", ("máscara de documento",), "")
+    assert glossary.violations([term], [("x", "las máscaras de documentos")], "es") == []
+    found = glossary.violations([term], [("x", "una máscara de documento")], "es")
+    assert [v.found for v in found] == ["máscara de documento"]
+    assert _found("máscara de documento", "es", "la máscara de cada documento") == []  # no inserted word
+
+
 def test_code_written_in_a_message_is_not_a_term():
     assert _found("Shapes", "de", "nimm T = Q.shape[-2] und shape(x)") == []
 

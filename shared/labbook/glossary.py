@@ -14,9 +14,10 @@ messages (the autograder catalogue); `elsewhere` names what a student meets in
 other books, for information. Matching is whole-word and case-insensitive, and
 takes each avoided word in its inflected forms (`forms`): "Labels" avoids
 "Label", "desfasada en uno" avoids "desfasadas en uno", "attend karti" avoids
-"attend karna"; the words of a phrase may be split by a line break, and in a
-phrase of three or more words one more word may stand between two of them
-("auf die skalierten Scores addiert"). Code (fenced blocks, `inline code`),
+"attend karna" (never into a form of the term to use); the words of a phrase
+may be split by a line break, and in a German phrase of three or more words one
+more word may stand between two of them ("auf die skalierten Scores addiert").
+A quoted term that the `elsewhere` column names is a mention, not a use. Code (fenced blocks, `inline code`),
 link targets and the glossary itself are not scanned.
 """
 from __future__ import annotations
@@ -203,16 +204,18 @@ KARNA = ("karna", "karta", "karti", "karte", "karo", "karoge", "karein", "kariye
          "karke", "karega", "karegi", "karenge", "kar")
 
 
-def word_forms(word: str, lang: str) -> set[str]:
-    """`word` and its inflected forms in `lang` (lower case)."""
+def word_forms(word: str, lang: str, stems: bool = True) -> set[str]:
+    """`word` and its inflected forms in `lang` (lower case); without `stems`, only `word` with an ending
+    added (the forms of a term to use: "documentos" must not become "documento")."""
     word = word.lower()
     if lang == "hi-Latn" and word in KARNA:
         return set(KARNA)
     if len(word) < 3:
         return {word}
     endings = ENDINGS.get(lang, ())
-    stems = {word} | {word[:-len(e)] for e in endings if word.endswith(e) and len(word) - len(e) >= 4}
-    forms = {stem + ending for stem in stems for ending in ("",) + endings}
+    bases = {word} | ({word[:-len(e)] for e in endings if word.endswith(e) and len(word) - len(e) >= 4}
+                      if stems else set())
+    forms = {base + ending for base in bases for ending in ("",) + endings}
     for group in PARTICIPLES.get(lang, ()):
         ending = next((e for e in group if word.endswith(e)), None)
         if ending and len(word) >= 5:
@@ -221,12 +224,14 @@ def word_forms(word: str, lang: str) -> set[str]:
 
 
 @functools.lru_cache(maxsize=None)
-def pattern(avoided: str, lang: str) -> re.Pattern:
+def pattern(avoided: str, lang: str, stems: bool = True) -> re.Pattern:
     """The avoided term in its inflected forms, whole words, split by any white space (a line break)."""
     words = avoided.split()
-    alternatives = ["(?:" + "|".join(re.escape(f) for f in sorted(word_forms(w, lang), key=len, reverse=True)) + ")"
-                    for w in words]
-    gap = r"\s+(?:[^\W\d_][\w-]*\s+)?" if len(words) >= 3 else r"\s+"
+    alternatives = ["(?:" + "|".join(re.escape(f) for f in sorted(word_forms(w, lang, stems), key=len, reverse=True))
+                    + ")" for w in words]
+    # German puts adjectives between article and noun ("auf die skalierten Scores addiert"): in a German
+    # phrase of three words or more, one more word may stand between two of them
+    gap = r"\s+(?:[^\W\d_][\w-]*\s+)?" if lang == "de" and len(words) >= 3 else r"\s+"
     # `Q.shape[-2]` written in a message is code: a word after a dot or before ( or [ is a name
     return re.compile(r"(?<![\w.-])" + gap.join(alternatives) + r"(?![\w(\[-])", re.I)
 
@@ -249,14 +254,26 @@ def is_mention(text: str, match: re.Match, term: Term, lang: str) -> bool:
     return any(pattern(name, lang).fullmatch(match.group(0)) for name in elsewhere_terms(term))
 
 
+def use_terms(term: Term) -> list[str]:
+    """The terms of the `use` column, without their parenthesised notes and quoted examples."""
+    plain = re.sub(r"\([^()]*\)|\"[^\"]*\"", " ", term.use)
+    return [name.strip() for name in re.split(r"[,;]", plain) if name.strip()]
+
+
+def is_use(match: re.Match, term: Term, lang: str) -> bool:
+    """A form of an avoided term that is also a form of the term to use: "máscara de documento" avoided for
+    "máscara de documentos" must not make its plural, the right term, a violation."""
+    return any(pattern(name, lang, stems=False).fullmatch(match.group(0)) for name in use_terms(term))
+
+
 def violations(terms: list[Term], found: list[tuple[str, str]], lang: str = "en") -> list[Violation]:
     result = []
     for term in terms:
         for where, text in found:
             seen = set()  # "Forward" is a form of both "Forward" and "Forwards": one finding
             for avoided in term.avoid:
-                used = [m for m in pattern(avoided, lang).finditer(text)
-                        if m.span() not in seen and not is_mention(text, m, term, lang)]
+                used = [m for m in pattern(avoided, lang).finditer(text) if m.span() not in seen
+                        and not is_mention(text, m, term, lang) and not is_use(m, term, lang)]
                 if used:
                     result.append(Violation(where, avoided, term.concept, term.use, used[0].group(0)))
                 seen.update(m.span() for m in used)
