@@ -96,6 +96,16 @@ def test_a_form_of_the_term_to_use_is_never_a_violation():
     found = glossary.violations([term], [("x", "una máscara de documento")], "es")
     assert [v.found for v in found] == ["máscara de documento"]
     assert _found("máscara de documento", "es", "la máscara de cada documento") == []  # no inserted word
+    mask = glossary.Term("mask", "die Attention-Maske", ("Attention-Mask",), "")
+    assert glossary.violations([mask], [("x", "zwei Attention-Masken")], "de") == []
+
+
+def test_a_misspelling_avoids_its_own_forms_not_the_word_it_misspells():
+    term = glossary.Term("slip", "classic galti (pl. galtiyaan)", ("galtiyan",), "")
+    assert glossary.violations([term], [("x", "ek galti, do galtiyaan")], "hi-Latn") == []
+    assert [v.found for v in glossary.violations([term], [("x", "teen galtiyan")], "hi-Latn")] == ["galtiyan"]
+    grader = glossary.Term("grader", "der Autograder", ("Grader",), "")
+    assert glossary.violations([grader], [("x", "der grad von x; der Autograder")], "de") == []
 
 
 def test_code_written_in_a_message_is_not_a_term():

@@ -204,17 +204,18 @@ KARNA = ("karna", "karta", "karti", "karte", "karo", "karoge", "karein", "kariye
          "karke", "karega", "karegi", "karenge", "kar")
 
 
-def word_forms(word: str, lang: str, stems: bool = True) -> set[str]:
+def word_forms(word: str, lang: str, stems: bool = True, keep: tuple[str, ...] = ()) -> set[str]:
     """`word` and its inflected forms in `lang` (lower case); without `stems`, only `word` with an ending
-    added (the forms of a term to use: "documentos" must not become "documento")."""
+    added (the forms of a term to use: "documentos" must not become "documento"). A stem inside a word of
+    `keep` (the terms to use) is not taken: "galtiyan" avoided for "galtiyaan" must not avoid "galti"."""
     word = word.lower()
     if lang == "hi-Latn" and word in KARNA:
         return set(KARNA)
     if len(word) < 3:
         return {word}
     endings = ENDINGS.get(lang, ())
-    bases = {word} | ({word[:-len(e)] for e in endings if word.endswith(e) and len(word) - len(e) >= 4}
-                      if stems else set())
+    bases = {word} | ({word[:-len(e)] for e in endings if word.endswith(e) and len(word) - len(e) >= 4
+                       and not any(word[:-len(e)] in kept for kept in keep)} if stems else set())
     forms = {base + ending for base in bases for ending in ("",) + endings}
     for group in PARTICIPLES.get(lang, ()):
         ending = next((e for e in group if word.endswith(e)), None)
@@ -224,11 +225,11 @@ def word_forms(word: str, lang: str, stems: bool = True) -> set[str]:
 
 
 @functools.lru_cache(maxsize=None)
-def pattern(avoided: str, lang: str, stems: bool = True) -> re.Pattern:
+def pattern(avoided: str, lang: str, stems: bool = True, keep: tuple[str, ...] = ()) -> re.Pattern:
     """The avoided term in its inflected forms, whole words, split by any white space (a line break)."""
     words = avoided.split()
-    alternatives = ["(?:" + "|".join(re.escape(f) for f in sorted(word_forms(w, lang, stems), key=len, reverse=True))
-                    + ")" for w in words]
+    alternatives = ["(?:" + "|".join(re.escape(f) for f in sorted(word_forms(w, lang, stems, keep), key=len,
+                                                                  reverse=True)) + ")" for w in words]
     # German puts adjectives between article and noun ("auf die skalierten Scores addiert"): in a German
     # phrase of three words or more, one more word may stand between two of them
     gap = r"\s+(?:[^\W\d_][\w-]*\s+)?" if lang == "de" and len(words) >= 3 else r"\s+"
@@ -254,10 +255,17 @@ def is_mention(text: str, match: re.Match, term: Term, lang: str) -> bool:
     return any(pattern(name, lang).fullmatch(match.group(0)) for name in elsewhere_terms(term))
 
 
+ARTICLE = re.compile(r"^(?:der|die|das|den|dem|des|ein|eine|el|la|los|las|un|una|the|a|an)\s+", re.I)
+
+
 def use_terms(term: Term) -> list[str]:
-    """The terms of the `use` column, without their parenthesised notes and quoted examples."""
+    """The terms of the `use` column, without their parenthesised notes, quoted examples and articles."""
     plain = re.sub(r"\([^()]*\)|\"[^\"]*\"", " ", term.use)
-    return [name.strip() for name in re.split(r"[,;]", plain) if name.strip()]
+    return [ARTICLE.sub("", name.strip()) for name in re.split(r"[,;]", plain) if name.strip()]
+
+
+def kept_words(term: Term) -> tuple[str, ...]:
+    return tuple(sorted({word.lower() for name in use_terms(term) for word in name.split()}))
 
 
 def is_use(match: re.Match, term: Term, lang: str) -> bool:
@@ -272,7 +280,7 @@ def violations(terms: list[Term], found: list[tuple[str, str]], lang: str = "en"
         for where, text in found:
             seen = set()  # "Forward" is a form of both "Forward" and "Forwards": one finding
             for avoided in term.avoid:
-                used = [m for m in pattern(avoided, lang).finditer(text) if m.span() not in seen
+                used = [m for m in pattern(avoided, lang, keep=kept_words(term)).finditer(text) if m.span() not in seen
                         and not is_mention(text, m, term, lang) and not is_use(m, term, lang)]
                 if used:
                     result.append(Violation(where, avoided, term.concept, term.use, used[0].group(0)))
