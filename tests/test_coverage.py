@@ -138,6 +138,16 @@ def test_a_dropped_link_code_span_formula_and_section_are_caught():
     assert isinstance(merged[0], str) and "sections differ" in merged[0]
 
 
+def test_a_dropped_bullet_or_table_row_is_caught():
+    english = ["## 1 · Traps\n\n- left padding\n- packed documents\n\n| a | b |\n|---|---|\n| x | y |\n"]
+    german = ["## 1 · Fallen\n\n- links aufgefüllt\n- gepackte Dokumente\n\n| a | b |\n|---|---|\n| x | y |\n"]
+    assert _compare(english, german) == []
+    assert [(d.kind, d.english, d.translated) for d in _compare(english, [german[0].replace("- gepackte Dokumente\n", "")])] \
+        == [("list item", 2, 1)]
+    assert [(d.kind, d.english, d.translated) for d in _compare(english, [german[0].replace("| x | y |\n", "")])] \
+        == [("table row", 3, 2)]
+
+
 def test_a_wrong_number_is_caught():
     english = ["For labs 01 to 05 it adds randomised cases."]
     assert [d.item for d in _compare(english, ["Für die Labs 01 bis 04 kommen zufällige Fälle hinzu."])] == ["05"]

@@ -12,7 +12,8 @@ each section these must be the same multiset as in English:
 - link targets, the language folder read as any language (`labs/de/` = `labs/en/`);
 - inline code spans (`` `is_causal=True` ``, and `<code>` in HTML);
 - formulas (`$...$`, `$$...$$`), with `{,}` read as a decimal point and spaces ignored;
-- code blocks inside markdown (```` ```bash ````), their comments left out (they are prose).
+- code blocks inside markdown (```` ```bash ````), their comments left out (they are prose);
+- how many list items and table rows it has (a translation may have more, never fewer).
 
 And a section must not be much shorter than the language usually writes against English
 (`short_sections`): that catches a trim of sentences holding none of the above.
@@ -36,7 +37,9 @@ from autograder import i18n
 from labbook.notebooks import ROOT, Target, read_built, read_source, targets
 
 EXCEPTIONS_FILE = Path(__file__).with_name("coverage_exceptions.toml")
-KINDS = ("number", "link", "code", "math", "code block")  # and "length", of a whole section
+KINDS = ("number", "link", "code", "math", "code block", "list item", "table row")  # and "length" of a section
+LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d+\.)[ \t]+\S", re.M)
+TABLE_ROW = re.compile(r"^[ \t]*\|", re.M)
 
 COMMENT = re.compile(r"<!--.*?-->", re.S)
 FENCE = re.compile(r"^(`{3,})([\w-]*)[^\n]*\n(.*?)^\1\s*$", re.S | re.M)
@@ -155,6 +158,10 @@ def scan(markdown: str, lang: str, section: Section) -> None:
 
     text = FENCE.sub(fenced, text)
     section.words += len(text.split())
+    # a dropped bullet or table row holds no number as often as not: count them
+    for kind, item, found in (("list item", "items", LIST_ITEM.findall(text)), ("table row", "rows", TABLE_ROW.findall(text))):
+        if found:
+            content[kind][item] += len(found)
 
     def code(match: re.Match) -> str:
         span = match.group(2) if match.group(2) is not None else html.unescape(match.group(3))
