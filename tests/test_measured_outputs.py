@@ -6,6 +6,8 @@ import re
 import nbformat
 import pytest
 
+from autograder import i18n
+
 from labbook.build import MEASURED, keep_unchanged_outputs, stale_words
 from labbook.notebooks import read_built, targets
 
@@ -44,13 +46,15 @@ def _planted(lang: str, today: str, yesterday: str):
 
 
 def test_a_label_the_catalogue_replaced_is_caught():
-    """The two stale words the native reviews found, planted back into today's outputs."""
-    assert stale_words(_planted("de", "Durchlauf", "Forward"), "de") == ["Forward", "Forward"]
-    assert stale_words(_planted("hi-Latn", "growth", "badhotri"), "hi-Latn") == ["badhotri"]
+    """The two stale labels the native reviews found, planted back into today's outputs in place of today's."""
+    german = _planted("de", i18n.text("ch09.full_word", "de"), "voller Forward")
+    assert stale_words(german, "de") == ["Forward"]
+    hinglish = _planted("hi-Latn", i18n.text("ch09.growth", "hi-Latn"), "T = 256 se T = 2048 tak badhotri (8 guna lamba):")
+    assert stale_words(hinglish, "hi-Latn") == ["badhotri"]
 
 
 def test_other_numbers_are_no_stale_words():
-    cell = _planted("en", "decode step", "decode step")
+    cell = _planted("en", i18n.text("ch09.step_word", "en"), i18n.text("ch09.step_word", "en"))
     for output in cell.outputs:
         output["text"] = re.sub(r"\d", "7", output["text"])
     assert stale_words(cell, "en") == []
