@@ -10,6 +10,7 @@ second, and outputs that differ only in timings keep their committed bytes.
 from __future__ import annotations
 
 import argparse
+import ast
 import configparser
 import functools
 import json
@@ -78,22 +79,56 @@ def execute(target: Target, remeasure: bool = False) -> tuple[str, float]:
 
 
 MEASURED = "nbval-ignore-output"  # a cell that prints measurements of this machine (chapter 09's timings)
+WORD = re.compile(r"[^\W\d_]+")
+
+
+def printed_words(outputs: list) -> list[str]:
+    """The words a cell printed, in order, without its numbers: what its labels (catalogue) and code say."""
+    text = "".join(o.get("text", "") if o.get("output_type") == "stream"
+                   else "".join(o.get("data", {}).get(kind, "") for kind in ("text/plain", "text/markdown"))
+                   for o in outputs)
+    return WORD.findall(text)
 
 
 def keep_unchanged_outputs(new: nbformat.NotebookNode, old: nbformat.NotebookNode,
                            remeasure: bool = False) -> nbformat.NotebookNode:
     """Keep a cell's committed outputs where the new ones differ only in what nbval sanitizes (timings,
     addresses), and those of an unchanged measuring cell unless `remeasure`: an unchanged notebook
-    is rewritten byte for byte."""
+    is rewritten byte for byte. A measuring cell whose words changed (a catalogue label it prints, or
+    its language) takes its new outputs: the committed numbers would stand under yesterday's labels."""
     committed = {cell.get("id"): cell for cell in old.cells if cell.cell_type == "code"}
     for cell in new.cells:
         before = committed.get(cell.get("id"))
         if cell.cell_type != "code" or before is None or before.source != cell.source:
             continue
-        measured = MEASURED in cell.metadata.get("tags", []) and not remeasure
+        measured = (MEASURED in cell.metadata.get("tags", []) and not remeasure
+                    and printed_words(before.outputs) == printed_words(cell.outputs))
         if measured or sanitized(before.outputs) == sanitized(cell.outputs):
             cell.outputs = before.outputs
     return new
+
+
+def stale_words(cell: nbformat.NotebookNode, lang: str) -> list[str]:
+    """Words a measuring cell's stored outputs show that neither today's catalogue texts of the keys it
+    names (`tr("ch09.time_cols")`) nor its code's own strings produce: labels kept from an older run."""
+    keys = re.findall(r"""\btr\(\s*["']([\w.]+)["']""", cell.source)
+    # tr(f"ch09.{name}"): any key the literal part begins
+    prefixes = re.findall(r"""\btr\(\s*f["']([\w.]*)\{""", cell.source)
+    keys += [key for key in i18n.keys() for prefix in prefixes if prefix and key.startswith(prefix)]
+    allowed = set(PYTHON_WORDS)
+    for key in keys:
+        allowed.update(WORD.findall(i18n.text(key, lang)))
+    allowed.update(WORD.findall(" ".join(_string_constants(cell.source))))
+    return [word for word in printed_words(cell.get("outputs", [])) if word not in allowed]
+
+
+PYTHON_WORDS = ("None", "True", "False", "nan", "inf", "e")  # what print() writes for values, 1e-05 included
+
+
+def _string_constants(code: str) -> list[str]:
+    """The string literals of a cell's code, the literal parts of f-strings included."""
+    return [node.value for node in ast.walk(ast.parse(code))
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)]
 
 
 def sanitized(outputs: list) -> str:

@@ -13,6 +13,7 @@ dropped from the lab.
 """
 from __future__ import annotations
 
+import functools
 import os
 import re
 from dataclasses import dataclass
@@ -191,6 +192,13 @@ def coalesce_streams(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
 
 def read(path: Path) -> nbformat.NotebookNode:
     return nbformat.read(path, as_version=4)
+
+
+@functools.lru_cache(maxsize=None)
+def read_built(path: Path) -> nbformat.NotebookNode:
+    """A built notebook, read once per process for the checks that only look at it (glossary, coverage):
+    never change what it returns."""
+    return read(path)
 
 
 def write(notebook: nbformat.NotebookNode, path: Path) -> None:
