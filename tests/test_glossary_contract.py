@@ -28,6 +28,36 @@ def test_the_glossary_sections_of_editorial_variants_are_gone():
         assert "Variants seen in the chapters" not in text, f"{lang}: resolve the variants in the chapters"
 
 
+def _glossary(tmp_path, text):
+    (tmp_path / "course" / "xx").mkdir(parents=True)
+    (tmp_path / "course" / "xx" / "glossary.md").write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+def test_a_contract_may_be_named_in_its_own_language(tmp_path):
+    table = "| concepto | usa | evita | en otros textos |\n|---|---|---|---|\n| key | key (f.) | clave | clave |\n"
+    root = _glossary(tmp_path, "# Glosario\n\n## Términos del libro <!-- contract -->\n\n" + table)
+    assert glossary.contract("xx", root) == [glossary.Term("key", "key (f.)", ("clave",), "clave")]
+
+
+def test_a_translated_heading_without_the_marker_is_no_contract(tmp_path):
+    table = "| concepto | usa | evita | en otros textos |\n|---|---|---|---|\n| key | key (f.) | clave | clave |\n"
+    with pytest.raises(ValueError, match="no '## Contract' section"):
+        glossary.contract("xx", _glossary(tmp_path, "## Términos del libro\n\n" + table))
+
+
+def test_the_english_heading_still_needs_the_english_columns(tmp_path):
+    table = "| concepto | usa | evita | en otros textos |\n|---|---|---|---|\n| key | key (f.) | clave | clave |\n"
+    with pytest.raises(ValueError, match="header must be"):
+        glossary.contract("xx", _glossary(tmp_path, "## Contract\n\n" + table))
+
+
+def test_a_translated_contract_keeps_four_columns(tmp_path):
+    table = "| concepto | usa | evita |\n|---|---|---|\n| key | key (f.) | clave |\n"
+    with pytest.raises(ValueError, match="header must be"):
+        glossary.contract("xx", _glossary(tmp_path, "## Términos <!-- contract -->\n\n" + table))
+
+
 # ---------------------------------------------------------------- the scanner itself
 TERMS = [glossary.Term("query", "query (f.)", ("consulta", "la pregunta"), "consulta")]
 

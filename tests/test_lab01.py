@@ -195,7 +195,7 @@ SLIPS = [
     ("causal_mask", "diagonal_masked", lambda T: torch.full((T, T), NEG).triu(0),
      "also blocks the diagonal", "bloquea la diagonal"),
     ("causal_mask", "off_by_one", lambda T: torch.full((T, T), NEG).triu(2),
-     "your mask is off by one: query i also reads key i + 1", "tu máscara está desplazada en uno"),
+     "your mask is off by one: query i also reads key i + 1", "tu máscara tiene un desfase de una posición"),
     ("causal_mask", "zero_inf_swapped", lambda T: torch.zeros(T, T).masked_fill(allowed_mask(T), NEG),
      "0 and -inf are swapped", "0 y -inf están intercambiados"),
     ("causal_mask", "binary_mask", lambda T: torch.ones(T, T).tril(), "0/1 mask", "máscara 0/1"),

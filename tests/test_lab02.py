@@ -249,7 +249,7 @@ ATTENTION_SLIPS = [
      "triángulo equivocado"),
     # instructor-2: triu(diagonal=2) as the blocked set (each query also reads the next key) was future_weight
     ("off_by_one", lambda Q, K, V: _attention(Q, K, V, mask="next_key_open"),
-     "your mask is off by one: query i also reads key i + 1", "tu máscara está desplazada en uno"),
+     "your mask is off by one: query i also reads key i + 1", "tu máscara tiene un desfase de una posición"),
     ("off_by_one", lambda Q, K, V: _attention_allowed(Q, K, V, torch.ones(Q.shape[-2], Q.shape[-2]).tril(1)),
      "the very token it has to predict", "justo el token que debe predecir"),
     ("transposed_k", lambda Q, K, V: _attention(Q, K, V, scores_fn=lambda q, k: k @ q.transpose(-2, -1)), "K·Qᵀ",

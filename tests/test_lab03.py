@@ -563,7 +563,7 @@ def returns_text(model_fn, vocab_size, T=8, seed=0):
 
 
 PREFIX_SLIPS = [
-    (always_true, "always_true", 0, ("says True for every decoder", "Dice True para todos")),
+    (always_true, "always_true", 0, ("says True for every decoder", "dice True para todos")),
     (always_false, "always_false", 0, ("False for every decoder", "False para todos")),
     (compares_everything, "always_false", 0, ("False for every decoder", "False para todos")),
     (inverted, "rejects_correct", 0, ("correct decoder is not causal", "decodificador correcto no es causal")),

@@ -127,7 +127,7 @@ MASK_SLIPS = [
     (diagonal_masked, "diagonal_masked", ("also blocks the diagonal", "también bloquea la diagonal")),
     (off_by_one, "off_by_one", ("one key too many", "una key de más")),
     (inverted, "inverted", ("True and False are swapped", "True y False están intercambiados")),
-    (no_mask, "no_mask", ("every new query sees every key", "cada query nueva ve todas las keys")),
+    (no_mask, "no_mask", ("every new query sees every key", "cada query nueva lee todas las keys")),
     (past_blocked, "past_blocked", ("do not see the cache", "no ven la caché")),
     (transposed, "transposed", ("transposed", "traspuesta")),
 ]
@@ -231,7 +231,7 @@ def sdpa_diagonal_blocked(q, k, v, past_k=None, past_v=None):
 ATTENTION_SLIPS = [
     (is_causal_sdpa, "top_left", ("aligned top-left", "alineada arriba a la izquierda")),
     (attention_with(mask_fn=top_left), "top_left", ("aligned top-left", "alineada arriba a la izquierda")),
-    (attention_with(mask_fn=no_mask), "no_mask", ("every new query sees every key", "cada query nueva ve")),
+    (attention_with(mask_fn=no_mask), "no_mask", ("every new query sees every key", "cada query nueva lee")),
     (attention_with(mask_fn=diagonal_masked), "diagonal_masked", ("also blocks the diagonal", "bloquea la diagonal")),
     (sdpa_diagonal_blocked, "diagonal_masked", ("also blocks the diagonal", "bloquea la diagonal")),
     (attention_with(scale=False), "forgot_scale", ("forgot the 1/√d_k scale", "olvidaste la escala")),

@@ -90,10 +90,10 @@ FULL_EN = [
 ]
 FULL_ES = [
     "alpha usa torch.tril, torch.triu, que este ejercicio pide no usar.",
-    "beta: tu profesor lo ha fijado en 2.5 puntos (regraded).",
+    "beta: tu profesor o profesora lo ha fijado en 2.5 puntos (regraded).",
     "Entregado 2 día(s) después de la fecha límite: −20 % de la nota bruta (7.5 → 6).",
     "Entregaste 2 archivo(s) antes de este; solo se ha corregido el último.",
-    "Este archivo llegó a tu profesor fuera del LMS (por ejemplo, por correo) y se ha corregido en lugar de la "
+    "Este archivo llegó a tu profesor o profesora fuera del LMS (por ejemplo, por correo) y se ha corregido en lugar de la "
     "copia del LMS.",
 ]
 
@@ -223,13 +223,13 @@ def test_a_missing_hand_in_has_every_field_and_is_never_late():
         # a missing hand-in cannot be penalised for what it calls: the note says so without taking points
         "notes": ["No submission for this lab was found.",
                   "alpha uses torch.tril, which this exercise asks you not to use."],
-        "student_notes": ["No se ha encontrado ninguna entrega de esta práctica.",
+        "student_notes": ["No se ha encontrado ninguna entrega de este lab.",
                           "alpha usa torch.tril, que este ejercicio pide no usar."],
         "time_source": None, "time_unknown": False,
     }
     assert [text["en"] for text in note_texts] == row["notes"]
     assert "| `alpha` | 0/2 | No se ejecutó: mira la nota de arriba. |" in built.markdown
-    assert "**Nota: 0/9 puntos**\n\nNo se ha encontrado ninguna entrega de esta práctica. alpha usa" in built.markdown
+    assert "**Nota: 0/9 puntos**\n\nNo se ha encontrado ninguna entrega de este lab. alpha usa" in built.markdown
 
 
 def test_a_missing_hand_in_takes_a_late_days_override_and_keeps_overridden_points():
@@ -404,7 +404,7 @@ def test_the_maximum_adds_the_hand_graded_parts():
     assert context().max_score == 9.0  # 2 + 3 + 4
     assert context(PLAIN).max_score == 5.0
     assert book.render("term.note.missing") == {
-        "en": "No submission for this lab was found.", "es": "No se ha encontrado ninguna entrega de esta práctica.",
+        "en": "No submission for this lab was found.", "es": "No se ha encontrado ninguna entrega de este lab.",
         "de": i18n.t("term.note.missing", "de"), "hi-Latn": i18n.t("term.note.missing", "hi-Latn")}
 
 

@@ -86,7 +86,7 @@ CLASS = [
         notes=[note("The LMS marks this hand-in as late.", "El LMS marca esta entrega como tardía.")]),
     row("s2460372", "Jürgen Müller", "48215", status="missing", score=0.0, section="Section A", login="jmuller",
         display="Müller, Jürgen", notes=[note("No submission for this lab was found.",
-                                             "No se ha encontrado ninguna entrega de esta práctica.")]),
+                                             "No se ha encontrado ninguna entrega de este lab.")]),
     # graded from a file that is not this student's Canvas download (an emailed resubmission)
     row("s2460373", "Theo Park", "48216", section="Section B", login="tpark", display="Park, Theo",
         file="extra: theo.ipynb"),

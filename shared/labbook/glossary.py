@@ -6,6 +6,10 @@
     |---|---|---|---|
     | query | query (f.) | consulta, pregunta | consulta (libros en español) |
 
+A glossary may name that section and the four columns in its own language instead: a heading
+that ends in `<!-- contract -->` (`## Términos <!-- contract -->`), whose table has the same four
+columns in the same order.
+
 `use` is the one term the book uses for the concept in that language; `avoid`
 lists, comma-separated, terms that must not appear in that language's prose
 (chapter and lab sources), printed texts (the labbook catalogue, and what the
@@ -64,12 +68,13 @@ def contract(lang: str, root: Path = ROOT) -> list[Term]:
     """The rows of the glossary's `## Contract` table (ValueError if it has none)."""
     path = root / "course" / lang / "glossary.md"
     text = path.read_text(encoding="utf-8")
-    match = re.search(r"^## Contract\s*\n(.*?)(?=^## |\Z)", text, re.M | re.S)
+    match = re.search(r"^## (Contract|[^\n]*<!-- contract -->)[ \t]*\n(.*?)(?=^## |\Z)", text, re.M | re.S)
     if not match:
         raise ValueError(f"{path.relative_to(root)} has no '## Contract' section")
-    rows = [line for line in match.group(1).splitlines() if line.startswith("|")]
+    rows = [line for line in match.group(2).splitlines() if line.startswith("|")]
     cells = [[cell.strip() for cell in row.strip().strip("|").split("|")] for row in rows]
-    if not cells or [c.lower() for c in cells[0]] != HEADER:
+    english_heading = match.group(1) == "Contract"
+    if not cells or len(cells[0]) != len(HEADER) or (english_heading and [c.lower() for c in cells[0]] != HEADER):
         raise ValueError(f"{path.relative_to(root)}: the contract table's header must be | {' | '.join(HEADER)} |")
     terms = []
     for row in cells[2:]:
