@@ -269,7 +269,7 @@ def test_the_slips_are_the_mistakes_of_the_issue_each_with_a_chapter_section():
     for exercise in lab05.EXERCISES:
         for name in exercise.diagnosis_names():
             section = exercise.sections.get(name, exercise.section)
-            assert section.split(" §")[0] in {"11", "09", "06", "08", "03", "02"}, (exercise.id, name, section)
+            assert section.split(" §")[0] in {"11", "12", "09", "06", "08", "03", "02"}, (exercise.id, name, section)
 
 
 WRONG_TYPES = [
@@ -306,16 +306,16 @@ FEEDBACK = {
     ("document_causal_mask", "batch_shape"): ("lab05.batch_shape", "06 §1", {"got": "(2, 5, 5)", "expected": "(2, 1, 5, 5)"}),
     ("packed_position_ids", "positions_not_reset"): ("lab05.positions_not_reset", "11 §2", {}),
     ("packed_position_ids", "positions_off_by_one"): ("lab05.positions_off_by_one", "11 §2", {}),
-    ("position_ids_from_mask", "padding_counted"): ("lab05.padding_counted", "11 §0", {}),
+    ("position_ids_from_mask", "padding_counted"): ("lab05.padding_counted", "11 §1", {}),
     ("position_ids_from_mask", "positions_off_by_one"): ("lab05.positions_off_by_one", "11 §1", {}),
     ("position_ids_from_mask", "padding_fill_one"): ("lab05.padding_fill_one", "11 §1", {}),
     ("position_ids_from_mask", "padding_not_filled"): ("lab05.padding_not_filled", "11 §1", {}),
-    ("sink_window_mask", "sinks_not_causal"): ("lab05.sinks_not_causal", "11 §3", {"n_sink": 2}),
+    ("sink_window_mask", "sinks_not_causal"): ("lab05.sinks_not_causal", "12 §2", {"n_sink": 2}),
     ("sink_window_mask", "window_too_wide"): ("lab05.window_too_wide", "09 §0", {"W": 4, "W1": 5}),
     ("sink_window_mask", "window_too_narrow"): ("lab05.window_too_narrow", "09 §0", {"W": 4}),
-    ("sink_window_mask", "sinks_double_counted"): ("lab05.sinks_double_counted", "11 §3", {"W": 4, "n_sink": 2}),
-    ("sink_window_mask", "sinks_missing"): ("lab05.sinks_missing", "11 §3", {"n_sink": 2}),
-    ("sink_window_mask", "window_missing"): ("lab05.window_missing", "11 §3", {}),
+    ("sink_window_mask", "sinks_double_counted"): ("lab05.sinks_double_counted", "12 §2", {"W": 4, "n_sink": 2}),
+    ("sink_window_mask", "sinks_missing"): ("lab05.sinks_missing", "12 §2", {"n_sink": 2}),
+    ("sink_window_mask", "window_missing"): ("lab05.window_missing", "12 §2", {}),
     ("sink_window_mask", "convention_inverted"): ("lab05.convention_inverted", "08 §5", {}),
     ("packed_attention", "documents_leak"): ("lab05.documents_leak", "11 §2", {}),
     ("packed_attention", "not_causal_in_document"): ("lab05.not_causal_in_document", "11 §2", {}),

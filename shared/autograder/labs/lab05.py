@@ -26,15 +26,14 @@ from .tensors import TensorExercise, f32, right_weights, rng_for, shape_str, sof
 ATOL = 1e-5  # the issue: equal to lab02's causal attention per document within 1e-5
 SLIP_ATOL = 1e-4
 
-# Chapter 11's fixed skeleton (the chapter is written in another tree; the sections are a contract).
-PADDING_LEFT = "11 §0"
+# The sections of chapters 11 and 12 each diagnosis sends the student to (a contract with the chapters).
 POSITIONS = "11 §1"
 PACKED = "11 §2"
-SINKS = "11 §3"
+SINKS = "12 §2"
 WINDOW = "09 §0"
 COMMON = {"diagonal_masked": "02 §2", "wrong_triangle": "02 §0", "convention_inverted": "08 §5",
           "forgot_scale": "03 §2", "no_mask": "02 §0", "window_too_wide": WINDOW, "window_too_narrow": WINDOW,
-          "padding_counted": PADDING_LEFT, "batch_shape": "06 §1", "off_by_one": "08 §4"}
+          "padding_counted": POSITIONS, "batch_shape": "06 §1", "off_by_one": "08 §4"}
 
 
 # ---------------------------------------------------------------- the masks, in numpy
