@@ -84,7 +84,7 @@ def texts(lang: str, root: Path = ROOT) -> list[tuple[str, str]]:
         catalog = catalogs.read_catalog(catalogs.po_path(domain, lang))
         for message in catalog or []:
             if message.id and message.string:
-                found.append((f"{domain}.po {message.id}", prose(message.string)))
+                found.append((f"{domain}.po {catalogs.key_of(message)}", prose("\n".join(catalogs.strings_of(message)))))
     return found
 
 

@@ -407,7 +407,7 @@ def feedback_documents(spec: LabSpec, record: dict, entry: dict, lang: str,
     links = book_links.site_resolver(lang, book_url)
     title = t("grader.fb.title", lab=spec.id, student=entry["student"])
     md_title = t("grader.fb.title", lab=spec.id, student=md_text(entry["student"], line_start=False))
-    score = t("grader.fb.score", points=entry["score"], max_points=entry["max_score"])
+    score = i18n.tn("grader.fb.score", lang, entry["max_score"], points=entry["score"], max_points=entry["max_score"])
     rows = [(exercise_id, f"{item['points']:g}/{item['max_points']:g}", _row_feedback(entry, item, t))
             for exercise_id, item in entry["exercises"].items()]
     notes = [_pick(record.get("notes"), lang)] if record.get("notes") else []

@@ -87,7 +87,7 @@ class LabExercise(Judge):
         return self.result(
             0, "failed",
             Feedback("common.failed", {"name": self.id}),
-            Feedback("common.wrong_entry", {"case": case.name, "index": ", ".join(map(str, position)), "got": got}),
+            Feedback("common.wrong_entry", {"case": case.shown, "index": ", ".join(map(str, position)), "got": got}),
             self.pointer(None),
             diagnosis="wrong_values",
         )
@@ -269,9 +269,9 @@ class PrefixTestJudge(LabExercise):
             else:
                 verdict = as_bool(value)
                 if verdict is None:
-                    key = "lab03.returned_none" if value is None else "common.wrong_shape"
+                    key = "lab03.returned_none" if value is None else "common.not_a_bool"
                     return self.result(0, "failed", Feedback("common.failed", {"name": self.id}),
-                                       Feedback(key, {"case": case.name, "expected": "bool", "got": describe(value)}),
+                                       Feedback(key, {"case": case.shown, "got": describe(value)}),
                                        Feedback("lab03.wrong_type"), diagnosis="wrong_type")
             if check == SWEEP and verdict is not False:
                 missed_sweep.append((case.data["bug"], tuple(case.data["leak"]), verdict))
@@ -292,7 +292,8 @@ class PrefixTestJudge(LabExercise):
                 positions = sorted({leak[0] for bug, leak, _ in missed_sweep if bug == POSITION_LEAK})
                 if positions:
                     feedback.append(Feedback("lab03.missed.positions",
-                                             {"positions": ", ".join(str(t) for t in positions)}))
+                                             {"positions": ", ".join(str(t) for t in positions),
+                                              "count": len(positions)}, count="count"))
                 for bug, leak, _ in missed_sweep:
                     if bug == FAINT_LEAK:
                         feedback.append(Feedback("lab03.missed.faint_leak", {"position": leak[0], "token": leak[1]}))
@@ -319,3 +320,6 @@ class PrefixTestJudge(LabExercise):
         feedback.append(self.pointer(diagnosis))
         return self.result(len(caught), "failed", *feedback, diagnosis=diagnosis)
 
+
+
+i18n.NP_("lab03.missed.positions")  # one position, several positions

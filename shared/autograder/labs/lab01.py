@@ -66,6 +66,7 @@ class CausalMask(TensorExercise):
     section = SECTION
     sections = COMMON
     expected_kind = "float"
+    kind_key = "common.kind.additive_mask"
     diagnoses = ("wrong_triangle", "diagonal_masked", "off_by_one", "zero_inf_swapped", "binary_mask", "nan_in_mask")
 
     def cases(self, ctx, seed=None):

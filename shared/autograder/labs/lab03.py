@@ -380,9 +380,12 @@ class PrefixTestExercise(PrefixTestJudge):
                 label = f"position {leak[0]} reads token {leak[1]}" + (", faintly" if bug == FAINT_LEAK else "")
             if not public:
                 label += f" (vocab_size={vocab}, T={T})"
+            # what the student reads: the decoder described in their language (the name stays the case's id)
+            shown = (f"lab03.case.{bug or 'correct'}",
+                     {"position": leak[0], "token": leak[1]} if leak is not None else {})
             cases.append(Case(label, call, public=public,
                               data={"bug": bug or "correct", "optional": bug is not None, "leak": leak,
-                                    "vocab": vocab, "decoder_seed": decoder_seed}))
+                                    "vocab": vocab, "decoder_seed": decoder_seed}, label=shown))
         return cases
 
     def cases(self, ctx: dict, seed: int | None = None) -> list[Case]:
@@ -426,6 +429,9 @@ N_(
     "lab03.padding_queries", "lab03.padding_side_ignored", "lab03.padding_wrong", "lab03.rejects_correct",
     "lab03.scale_d_model", "lab03.see_lab", "lab03.tolerance_too_loose", "lab03.wrong_axis",
     "lab03.wrong_head_split", "lab03.wrong_triangle",
+    # the decoders' descriptions (Case.label)
+    "lab03.case.correct", "lab03.case.no_mask", "lab03.case.off_by_one", "lab03.case.time_axis_norm",
+    "lab03.case.shifted_input", "lab03.case.position_leak", "lab03.case.faint_leak",
 )
 
 LAB = LabSpec(id="lab03", exercises=EXERCISES)
