@@ -74,6 +74,11 @@ class Lab:
                            max_points=self.spec.max_score))
         self._emit(i18n.t("common.hand_in", self.lang))
 
+    def hint(self, exercise_id: str) -> str:
+        """The hint for an exercise in the lab's language (`<lab>.hint.<exercise>`): a stub raises
+        NotImplementedError(lab.hint("causal_mask")), so the code cell is the same in every language."""
+        return i18n.t(f"{self.spec.id}.hint.{exercise_id}", self.lang)
+
     def show_problem(self, namespace: dict | None = None) -> None:
         """lab00: print the student's own Q, K and V."""
         namespace = namespace if namespace is not None else sys._getframe(1).f_globals

@@ -286,4 +286,7 @@ N_(
     "lab01.window_too_narrow", "lab01.window_too_wide", "lab01.wrong_triangle",
 )
 
+# The stubs' hints (Lab.hint(exercise), which a stub raises in the notebook's language).
+N_("lab01.hint.causal_mask", "lab01.hint.allowed_mask", "lab01.hint.blocked_mask", "lab01.hint.padding_mask", "lab01.hint.combined_mask", "lab01.hint.sliding_window_mask")
+
 LAB = LabSpec(id="lab01", exercises=EXERCISES)

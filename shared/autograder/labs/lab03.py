@@ -434,4 +434,7 @@ N_(
     "lab03.case.shifted_input", "lab03.case.position_leak", "lab03.case.faint_leak",
 )
 
+# The stubs' hints (Lab.hint(exercise), which a stub raises in the notebook's language).
+N_("lab03.hint.CausalSelfAttention", "lab03.hint.prefix_test")
+
 LAB = LabSpec(id="lab03", exercises=EXERCISES)

@@ -183,4 +183,7 @@ N_(
     "lab04.see_lab", "lab04.top_left", "lab04.transposed", "lab04.wrong_axis", "lab04.wrong_cache",
 )
 
+# The stubs' hints (Lab.hint(exercise), which a stub raises in the notebook's language).
+N_("lab04.hint.kv_cache_mask", "lab04.hint.cached_attention")
+
 LAB = LabSpec(id="lab04", exercises=EXERCISES)
