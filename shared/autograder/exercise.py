@@ -281,14 +281,16 @@ N_(
 
 
 def shape_mismatch(exercise: Exercise, case: Case, got: Any, expected: str) -> Result:
-    return exercise.result(
-        0, "failed",
-        Feedback("common.failed", {"name": exercise.id}),
-        Feedback("common.wrong_shape_value" if exercise.kind == "value" else "common.wrong_shape",
-                 {"case": case.shown, "expected": expected,
-                  "got": str(tuple(got.shape)) if isinstance(got, (Array, TooLarge)) else describe(got, typed=True)}),
-        diagnosis="wrong_shape",
-    )
+    """A typed answer (lab00) of the wrong shape: the shapes; another answer of the wrong type or shape: what
+    it must be and what it is (`float32 (2, 5, 8)`, `tuple(float32 (2, 5, 8), NoneType)`)."""
+    if exercise.kind == "value":
+        message = Feedback("common.wrong_shape_value", {
+            "expected": expected,
+            "got": str(tuple(got.shape)) if isinstance(got, (Array, TooLarge)) else describe(got, typed=True)})
+    else:
+        message = Feedback("common.wrong_type", {"case": case.shown, "expected": expected, "got": describe(got)})
+    return exercise.result(0, "failed", Feedback("common.failed", {"name": exercise.id}), message,
+                           diagnosis="wrong_shape")
 
 
 def value_mismatch(exercise: Exercise, case: Case, got: np.ndarray, index: tuple[int, ...]) -> Result:

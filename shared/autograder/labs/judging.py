@@ -183,18 +183,18 @@ class TensorExercise(Judge):
     def wrong_type(self, case: Case, got: Any, expected: str) -> Result:
         """Not a tensor, a tensor of the wrong kind, or of the wrong shape: say which, and what this exercise's
         kind of answer means (a float additive mask of 0 and -inf, a boolean mask...), never only two dtypes."""
-        want_shape = expected.split(" ", 1)[1] if " " in expected else expected
+        want_shape = str(tuple(np.shape(self.expected(case))))  # as Python writes it: (6,) for one axis
         if not is_torch(got):
             message = Feedback("common.not_a_tensor", {"case": case.shown, "expected": want_shape,
                                                         "got": describe(got)})
             kind = self.kind_message()
-        elif isinstance(got, Array) and shape_str(got.shape) == want_shape:
+        elif isinstance(got, Array) and str(tuple(got.shape)) == want_shape:
             message = Feedback("common.wrong_kind", {"case": case.shown, "got": got.dtype})
             kind = "common.kind.bool_not_additive" if self.kind_message() == "common.kind.additive_mask" \
                 and got.is_bool else self.kind_message()
         else:
             message = Feedback("common.wrong_shape", {"case": case.shown, "expected": want_shape,
-                                                       "got": shape_str(got.shape) if isinstance(got, Array)
+                                                       "got": str(tuple(got.shape)) if isinstance(got, Array)
                                                        else describe(got)})
             kind = None if self.kind_ok(got) else self.kind_message()
         feedback = [Feedback("common.failed", {"name": self.id}), message]

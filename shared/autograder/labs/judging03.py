@@ -262,7 +262,7 @@ class PrefixTestJudge(LabExercise):
         for case, value in zip(cases, values):
             check = SWEEP if case.data["bug"] in SWEEP_BUGS else case.data["bug"]
             if isinstance(value, dict) and CRASHED in value:  # the test raised on a buggy decoder
-                crashes.setdefault(check, value[CRASHED])
+                crashes.setdefault(check, (case, value[CRASHED]))
                 verdict = None
             elif isinstance(value, dict) and UNSUPPORTED in value:
                 verdict = "unsupported"
@@ -301,8 +301,8 @@ class PrefixTestJudge(LabExercise):
                 feedback.append(Feedback(f"lab03.missed.{check}"))
         said = [v for check in CHECKS for v in verdicts[check]]
         if crashes:
-            check, error = next(iter(crashes.items()))
-            feedback.append(Feedback("lab03.crashes", {"bug": check, "type": error["type"],
+            crashed, error = next(iter(crashes.values()))
+            feedback.append(Feedback("lab03.crashes", {"bug": crashed.shown, "type": error["type"],
                                                        "message": str(error["message"])[:160]}))
             diagnosis = "crashes"
         elif not caught and all(v is True for v in said):
