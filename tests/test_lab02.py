@@ -167,10 +167,10 @@ WRONG_TYPES = [
      "pero la tuya es tuple(float32 (4, 3), bool (4, 4))"),
     # a test answers with a bool: what came back, and what a test answers
     ("perturbation_test", lambda attn_fn, T=8, d=4, seed=0: None, "common.not_a_bool",
-     "your test returned NoneType: a test answers True or False, a bool.",
-     "tu prueba devolvió NoneType: una prueba responde True o False, un bool."),
+     "your test returned NoneType, not a bool (True or False).",
+     "tu prueba devolvió NoneType, no un bool (True o False)."),
     ("perturbation_test", lambda attn_fn, T=8, d=4, seed=0: 1, "common.not_a_bool",
-     "your test returned int: a test answers True or False", "tu prueba devolvió int"),
+     "your test returned int, not a bool", "tu prueba devolvió int, no un bool"),
     ("jacobian_leaks", lambda attn_fn, T=6, d=4: jacobian_leaks(attn_fn, T, d).float(), "common.wrong_type",
      "the answer must be bool (6, 6), but yours is float32 (6, 6)",
      "la respuesta debe ser bool (6, 6), pero la tuya es float32 (6, 6)"),
