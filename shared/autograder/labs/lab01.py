@@ -20,6 +20,12 @@ from .tensors import TensorExercise, rng_for, tensor_arg
 # Every T of the taught range is a hidden case (T = 1 included): a mask wrong for one size fails.
 HIDDEN_T = tuple(range(1, 13))
 
+# The stubs' hints (Lab.hint(exercise), which a stub raises in the notebook's language).
+N_(
+    "lab01.hint.causal_mask", "lab01.hint.allowed_mask", "lab01.hint.blocked_mask", "lab01.hint.padding_mask",
+    "lab01.hint.combined_mask", "lab01.hint.sliding_window_mask",
+)
+
 
 # ---------------------------------------------------------------- the masks, in numpy
 def allowed(T: int) -> np.ndarray:
@@ -66,7 +72,6 @@ class CausalMask(TensorExercise):
     section = SECTION
     sections = COMMON
     expected_kind = "float"
-    kind_key = "common.kind.additive_mask"
     diagnoses = ("wrong_triangle", "diagonal_masked", "off_by_one", "zero_inf_swapped", "binary_mask", "nan_in_mask")
 
     def cases(self, ctx, seed=None):
@@ -93,6 +98,7 @@ class CausalMask(TensorExercise):
         ]
 
     special_rule = "nan_in_mask"  # a float mask that holds NaN is named before any slip is tried
+    kind_key = "common.kind.additive_mask"  # a wrong dtype is told what the additive mask is
 
 
 class BoolSquareMask(TensorExercise):
@@ -285,8 +291,5 @@ N_(
     "lab01.padding_missing", "lab01.padding_queries", "lab01.padding_shape", "lab01.window_not_causal",
     "lab01.window_too_narrow", "lab01.window_too_wide", "lab01.wrong_triangle",
 )
-
-# The stubs' hints (Lab.hint(exercise), which a stub raises in the notebook's language).
-N_("lab01.hint.causal_mask", "lab01.hint.allowed_mask", "lab01.hint.blocked_mask", "lab01.hint.padding_mask", "lab01.hint.combined_mask", "lab01.hint.sliding_window_mask")
 
 LAB = LabSpec(id="lab01", exercises=EXERCISES)

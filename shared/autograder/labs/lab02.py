@@ -218,6 +218,8 @@ N_(
 )
 
 # The stubs' hints (Lab.hint(exercise), which a stub raises in the notebook's language).
-N_("lab02.hint.causal_attention", "lab02.hint.perturbation_test", "lab02.hint.jacobian_leaks")
+N_(
+    "lab02.hint.causal_attention", "lab02.hint.perturbation_test", "lab02.hint.jacobian_leaks",
+)
 
 LAB = LabSpec(id="lab02", exercises=EXERCISES)

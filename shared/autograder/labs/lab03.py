@@ -450,6 +450,8 @@ N_(
 )
 
 # The stubs' hints (Lab.hint(exercise), which a stub raises in the notebook's language).
-N_("lab03.hint.CausalSelfAttention", "lab03.hint.prefix_test")
+N_(
+    "lab03.hint.CausalSelfAttention", "lab03.hint.prefix_test",
+)
 
 LAB = LabSpec(id="lab03", exercises=EXERCISES)

@@ -184,6 +184,8 @@ N_(
 )
 
 # The stubs' hints (Lab.hint(exercise), which a stub raises in the notebook's language).
-N_("lab04.hint.kv_cache_mask", "lab04.hint.cached_attention")
+N_(
+    "lab04.hint.kv_cache_mask", "lab04.hint.cached_attention",
+)
 
 LAB = LabSpec(id="lab04", exercises=EXERCISES)
