@@ -436,7 +436,7 @@ def feedback_documents(spec: LabSpec, record: dict, entry: dict, lang: str,
                 f"<th>{e(t('grader.fb.feedback'))}</th></tr></thead><tbody>")
     for exercise_id, points, text in rows:
         body.append(f"<tr><td><code>{e(exercise_id)}</code></td><td>{e(points)}</td>"
-                    f"<td>{html_inline(book_links.to_html(text, links))}</td></tr>")
+                    f"<td>{html_inline(book_links.to_html(text, links)).replace(chr(10), '<br>')}</td></tr>")
     body.append("</tbody></table>")
     if cells:
         body.append(f"<h2>{e(t('grader.fb.cells'))}</h2><ul>" + "".join(f"<li>{e(c)}</li>" for c in cells) + "</ul>")
