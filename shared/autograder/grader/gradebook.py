@@ -241,7 +241,7 @@ def _cell_notes(events: list) -> list[dict]:
     if len(events) > MAX_CELL_NOTES:
         rest = events[MAX_CELL_NOTES:]
         notes.append({"cell": rest[0].number or rest[0].cell + 1, "kind": "more",
-                      "text": render_all([Feedback("grader.cells_more", {"count": len(rest)})])})
+                      "text": render_all([Feedback("grader.cells_more", {"count": len(rest)}, count="count")])})
     return notes
 
 
@@ -498,3 +498,6 @@ def md_text(text: str, line_start: bool = True) -> str:
         else:
             out.append(char)
     return "".join(out)
+
+
+i18n.NP_("grader.cells_more")  # one cell, several cells
