@@ -45,7 +45,8 @@ def test_a_plural_left_to_the_reader_is_caught():
     assert [key for key, _, _ in plural_hacks(planted)] == list(planted)
 
 
-PLURAL_KEYS = ["common.points", "common.total", "grader.fb.score", "grader.hidden_more", "lab02.impl.position_leaks",
+PLURAL_KEYS = ["common.points", "common.total", "grader.fb.score", "grader.hidden_more", "grader.cells_more",
+               "lab02.impl.position_leaks",
                "lab03.missed.positions", "term.note.late", "term.note.superseded"]
 PARAMS = dict(points=1, max_points=1, lab="lab01", lost="1", name="causal_mask", positions="3", count=1, days=1,
               percent=10, raw=4, score=3.6, files=1)
