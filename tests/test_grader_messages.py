@@ -49,7 +49,7 @@ PLURAL_KEYS = ["common.points", "common.total", "grader.fb.score", "grader.hidde
                "lab02.impl.position_leaks",
                "lab03.missed.positions", "term.note.late", "term.note.superseded"]
 PARAMS = dict(points=1, max_points=1, lab="lab01", lost="1", name="causal_mask", positions="3", count=1, days=1,
-              percent=10, raw=4, score=3.6, files=1)
+              percent=10, raw=4, score=3.6)
 
 
 @pytest.mark.parametrize("key", PLURAL_KEYS)
