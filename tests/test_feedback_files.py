@@ -147,3 +147,16 @@ def test_a_missing_student_and_an_excused_lateness_are_explained():
     assert excused.row["late"] is False and excused.row["penalty"] == 0
     assert "Your instructor excused the lateness of this hand-in: no penalty (doctor's note)." in excused.row["notes"]
     assert "excused the lateness" in excused.markdown
+
+
+def test_a_list_of_missed_checks_keeps_one_item_a_line_in_the_html_and_stays_in_its_markdown_cell(tmp_path):
+    record = gradebook.invalid_record(SPEC, Submission("ana", tmp_path / "x.ipynb", invalid="empty"), "k", "-")
+    record.update(status="graded", reason=None, reason_code=None)
+    first = SPEC.exercises[0].id
+    listed = "❌ t: It passed 3 of 5 checks. Missed:\n• no mask at all\n• mask off by one\n(See chapter 07 §1.)"
+    record["exercises"][first].update(status="failed", feedback={lang: listed for lang in i18n.LANGS})
+    entry = gradebook.submission_entry(record, "en")
+    markdown, page = gradebook.feedback_documents(SPEC, record, entry, "en")
+    assert "Missed:<br>• no mask at all<br>• mask off by one<br>" in page
+    row = next(line for line in markdown.splitlines() if "Missed:" in line)  # the table's row stays one line
+    assert row.startswith(f"| `{first}` |") and row.endswith("|") and "mask off by one" in row

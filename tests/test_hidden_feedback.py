@@ -136,8 +136,12 @@ def test_points_the_hidden_cases_cost_are_said_without_the_cases():
     redacted = engine.redact_hidden(exercise, {}, cases, outputs, result)
     text = rendered(redacted.feedback)["en"]
     assert "public(1)" in text and "secret" not in text
-    assert redacted.feedback[-1] == Feedback("grader.hidden_more", {"name": "counted", "lost": "1"})
-    assert "cost 1 more point(s)" in text
+    assert redacted.feedback[-1] == Feedback("grader.hidden_more", {"name": "counted", "lost": "1"}, count="lost")
+    # the plural form the count asks for, in every language: no "point(s)", "punto(s)", "Punkt(e)"
+    assert "cost 1 more point:" in text
+    assert "restan 1 punto más" in rendered(redacted.feedback)["es"]
+    assert "kosten 1 weiteren Punkt" in rendered(redacted.feedback)["de"]
+    assert "1 point aur kat gaya" in rendered(redacted.feedback)["hi-Latn"]
     assert "(Hidden case: secret(2).)" in rendered(redacted.revealed)["en"]
     assert redacted.points == 1.0  # the redaction changes words, never points
 

@@ -106,8 +106,10 @@ def test_wrong_shape_or_type_says_what_was_expected(answer):
     results, _ = grade(namespace, exercise="qk_scores")
     result = results["qk_scores"]
     assert result.status == "failed" and result.diagnosis == "wrong_shape"
-    assert "expected (3, 3)" in result.render("en")
-    assert "se esperaba forma (3, 3)" in result.render("es")
+    assert "your answer must have shape (3, 3) (rows, columns), but yours is" in result.render("en")
+    assert "tu respuesta debe tener forma (3, 3) (filas, columnas), pero la tuya es" in result.render("es")
+    # a table of numbers is described by its shape, not by the dtype Python gave it
+    assert "float64" not in result.render("en")
 
 
 def test_unexplained_wrong_entry_points_at_it_without_the_answer():

@@ -140,20 +140,31 @@ def test_a_function_that_raises_is_reported_with_its_error():
 
 # ---------------------------------------------------------------- wrong type, dtype, shape
 WRONG_TYPES = [
-    ("allowed_mask", lambda T: allowed_mask(T).float(), "expected bool (4, 4), but got float32 (4, 4)",
-     "se esperaba forma bool (4, 4), pero tu respuesta tiene float32 (4, 4)"),
-    ("causal_mask", lambda T: allowed_mask(T), "expected float (4, 4), but got bool (4, 4)",
-     "se esperaba forma float (4, 4), pero tu respuesta tiene bool (4, 4)"),
-    ("blocked_mask", lambda T: blocked_mask(T).numpy(), "expected torch.Tensor bool (4, 4), but got numpy.ndarray bool (4, 4)",
-     "se esperaba forma torch.Tensor bool (4, 4), pero tu respuesta tiene numpy.ndarray bool (4, 4)"),
-    ("blocked_mask", lambda T: blocked_mask(T).tolist(), "expected torch.Tensor bool (4, 4), but got list[4]",
-     "se esperaba forma torch.Tensor bool (4, 4)"),
-    ("sliding_window_mask", lambda T, W: None, "expected torch.Tensor bool (6, 6), but got NoneType",
-     "se esperaba forma torch.Tensor bool (6, 6)"),
-    ("sliding_window_mask", lambda T, W: sliding_window_mask(T, W)[None], "expected bool (6, 6), but got bool (1, 6, 6)",
-     "se esperaba forma bool (6, 6)"),
-    ("padding_mask", lambda lengths, T: padding_mask(lengths, T).long(), "expected bool (3, 1, 1, 5), but got int64",
-     "se esperaba forma bool (3, 1, 1, 5)"),
+    # the kind is wrong, the shape right: say so, and what the kind means in this exercise
+    ("allowed_mask", lambda T: allowed_mask(T).float(),
+     "the shape is right, but your tensor holds float32. Here the answer is a boolean mask (dtype torch.bool",
+     "la forma es correcta, pero tu tensor es de tipo float32. Aquí se pide una máscara booleana"),
+    ("causal_mask", lambda T: allowed_mask(T),
+     "the shape is right, but your tensor holds bool. You returned a boolean mask (True/False says which keys may be "
+     "read); this exercise wants the additive mask: float, 0 where a key may be read and -inf where it is blocked",
+     "Devolviste una máscara booleana (True/False dice qué keys se pueden leer); este ejercicio pide la máscara aditiva"),
+    ("padding_mask", lambda lengths, T: padding_mask(lengths, T).long(),
+     "the shape is right, but your tensor holds int64. Here the answer is a boolean mask",
+     "la forma es correcta, pero tu tensor es de tipo int64"),
+    # not a tensor at all
+    ("blocked_mask", lambda T: blocked_mask(T).numpy(),
+     "your function must return a torch.Tensor of shape (4, 4), but it returned numpy.ndarray bool (4, 4)",
+     "tu función debe devolver un torch.Tensor de forma (4, 4), pero devolvió numpy.ndarray bool (4, 4)"),
+    ("blocked_mask", lambda T: blocked_mask(T).tolist(),
+     "your function must return a torch.Tensor of shape (4, 4), but it returned list[4]",
+     "tu función debe devolver un torch.Tensor de forma (4, 4), pero devolvió list[4]"),
+    ("sliding_window_mask", lambda T, W: None,
+     "your function must return a torch.Tensor of shape (6, 6), but it returned NoneType",
+     "tu función debe devolver un torch.Tensor de forma (6, 6)"),
+    # the shape is wrong, the kind right: the shapes only, no word about the kind
+    ("sliding_window_mask", lambda T, W: sliding_window_mask(T, W)[None],
+     "the answer must have shape (6, 6), but yours has shape (1, 6, 6).",
+     "la respuesta debe tener forma (6, 6), pero la tuya tiene forma (1, 6, 6)."),
 ]
 
 
@@ -163,6 +174,12 @@ def test_wrong_type_dtype_or_shape_says_what_was_expected_and_what_came_back(nam
     assert result.status == "failed" and result.points == 0 and result.diagnosis == "wrong_shape"
     assert english in result.render("en")
     assert spanish in result.render("es")
+
+
+def test_a_wrong_shape_of_the_right_kind_does_not_explain_the_kind():
+    result = grade(with_("sliding_window_mask", lambda T, W: sliding_window_mask(T, W)[None]),
+                   exercise="sliding_window_mask")["sliding_window_mask"]
+    assert [item.key for item in result.feedback] == ["common.failed", "common.wrong_shape"]
 
 
 def test_unexplained_wrong_entry_points_at_it():
@@ -371,12 +388,12 @@ def _window_wrong_shape_at(size):
 
 # The public cases a student's own check runs, named in its feedback as the student would call them.
 PUBLIC_CALLS = [
-    ("padding_mask", _wrong_dtype_for_list_lengths, "for padding_mask([3, 5, 1], 5) expected bool (3, 1, 1, 5)"),
-    ("padding_mask", _wrong_dtype_for_tensor_lengths, "for padding_mask(torch.tensor([2, 4]), 4) expected bool (2, 1, 1, 4)"),
-    ("sliding_window_mask", _window_wrong_shape_at((6, 3)), "for sliding_window_mask(6, 3) expected bool (6, 6)"),
-    ("sliding_window_mask", _window_wrong_shape_at((5, 1)), "for sliding_window_mask(5, 1) expected bool (5, 5)"),
-    ("sliding_window_mask", _window_wrong_shape_at((4, 4)), "for sliding_window_mask(4, 4) expected bool (4, 4)"),
-    ("sliding_window_mask", _window_wrong_shape_at((3, 5)), "for sliding_window_mask(3, 5) expected bool (3, 3)"),
+    ("padding_mask", _wrong_dtype_for_list_lengths, "for padding_mask([3, 5, 1], 5) the shape is right, but your tensor holds"),
+    ("padding_mask", _wrong_dtype_for_tensor_lengths, "for padding_mask(torch.tensor([2, 4]), 4) the shape is right, but your tensor holds"),
+    ("sliding_window_mask", _window_wrong_shape_at((6, 3)), "for sliding_window_mask(6, 3) the answer must have shape (6, 6)"),
+    ("sliding_window_mask", _window_wrong_shape_at((5, 1)), "for sliding_window_mask(5, 1) the answer must have shape (5, 5)"),
+    ("sliding_window_mask", _window_wrong_shape_at((4, 4)), "for sliding_window_mask(4, 4) the answer must have shape (4, 4)"),
+    ("sliding_window_mask", _window_wrong_shape_at((3, 5)), "for sliding_window_mask(3, 5) the answer must have shape (3, 3)"),
 ]
 
 

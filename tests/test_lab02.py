@@ -157,33 +157,41 @@ def test_a_test_that_raises_on_a_correct_function_is_reported():
 
 # ---------------------------------------------------------------- wrong type, dtype, shape
 WRONG_TYPES = [
-    ("causal_attention", lambda Q, K, V: causal_attention(Q, K, V)[0],
-     "expected tuple(float (4, 3), float (4, 4)), but got float32 (4, 3)", "se esperaba forma tuple(float (4, 3), float (4, 4))"),
-    ("causal_attention", lambda Q, K, V: tuple(x.numpy() for x in causal_attention(Q, K, V)),
-     "but got tuple(numpy.ndarray float32 (4, 3), numpy.ndarray float32 (4, 4))", "pero tu respuesta tiene tuple(numpy.ndarray"),
+    ("causal_attention", lambda Q, K, V: causal_attention(Q, K, V)[0], "common.wrong_type",
+     "the answer must be tuple(float (4, 3), float (4, 4)), but yours is float32 (4, 3)",
+     "la respuesta debe ser tuple(float (4, 3), float (4, 4)), pero la tuya es float32 (4, 3)"),
+    ("causal_attention", lambda Q, K, V: tuple(x.numpy() for x in causal_attention(Q, K, V)), "common.wrong_type",
+     "but yours is tuple(numpy.ndarray float32 (4, 3), numpy.ndarray float32 (4, 4))", "pero la tuya es tuple(numpy.ndarray"),
     ("causal_attention", lambda Q, K, V: (causal_attention(Q, K, V)[0], causal_attention(Q, K, V)[1] > 0.1),
-     "but got tuple(float32 (4, 3), bool (4, 4))", "pero tu respuesta tiene tuple(float32 (4, 3), bool (4, 4))"),
-    ("perturbation_test", lambda attn_fn, T=8, d=4, seed=0: None, "expected bool, but got NoneType",
-     "se esperaba forma bool, pero tu respuesta tiene NoneType"),
-    ("perturbation_test", lambda attn_fn, T=8, d=4, seed=0: 1, "expected bool, but got int", "pero tu respuesta tiene int"),
-    ("jacobian_leaks", lambda attn_fn, T=6, d=4: jacobian_leaks(attn_fn, T, d).float(),
-     "expected bool (6, 6), but got float32 (6, 6)", "se esperaba forma bool (6, 6), pero tu respuesta tiene float32 (6, 6)"),
+     "common.wrong_type", "but yours is tuple(float32 (4, 3), bool (4, 4))",
+     "pero la tuya es tuple(float32 (4, 3), bool (4, 4))"),
+    # a test answers with a bool: what came back, and what a test answers
+    ("perturbation_test", lambda attn_fn, T=8, d=4, seed=0: None, "common.not_a_bool",
+     "your test returned NoneType, not a bool (True or False).",
+     "tu prueba devolvió NoneType, no un bool (True o False)."),
+    ("perturbation_test", lambda attn_fn, T=8, d=4, seed=0: 1, "common.not_a_bool",
+     "your test returned int, not a bool", "tu prueba devolvió int, no un bool"),
+    ("jacobian_leaks", lambda attn_fn, T=6, d=4: jacobian_leaks(attn_fn, T, d).float(), "common.wrong_type",
+     "the answer must be bool (6, 6), but yours is float32 (6, 6)",
+     "la respuesta debe ser bool (6, 6), pero la tuya es float32 (6, 6)"),
     ("jacobian_leaks",
-     lambda attn_fn, T=6, d=4: torch.autograd.functional.jacobian(attn_fn, torch.randn(T, d)) != 0,
-     "expected bool (6, 6), but got bool (6, 2, 6, 2)", "pero tu respuesta tiene bool (6, 2, 6, 2)"),
-    ("jacobian_leaks", lambda attn_fn, T=6, d=4: jacobian_leaks(attn_fn, T, d).numpy(),
-     "expected torch.Tensor bool (6, 6), but got numpy.ndarray bool (6, 6)", "se esperaba forma torch.Tensor bool (6, 6)"),
-    ("jacobian_leaks", lambda attn_fn, T=6, d=4: None, "expected torch.Tensor bool (6, 6), but got NoneType",
-     "se esperaba forma torch.Tensor bool (6, 6), pero tu respuesta tiene NoneType"),
+     lambda attn_fn, T=6, d=4: torch.autograd.functional.jacobian(attn_fn, torch.randn(T, d)) != 0, "common.wrong_type",
+     "the answer must be bool (6, 6), but yours is bool (6, 2, 6, 2)", "pero la tuya es bool (6, 2, 6, 2)"),
+    ("jacobian_leaks", lambda attn_fn, T=6, d=4: jacobian_leaks(attn_fn, T, d).numpy(), "common.wrong_type",
+     "the answer must be torch.Tensor bool (6, 6), but yours is numpy.ndarray bool (6, 6)",
+     "la respuesta debe ser torch.Tensor bool (6, 6)"),
+    ("jacobian_leaks", lambda attn_fn, T=6, d=4: None, "common.wrong_type",
+     "the answer must be torch.Tensor bool (6, 6), but yours is NoneType",
+     "la respuesta debe ser torch.Tensor bool (6, 6), pero la tuya es NoneType"),
 ]
 
 
-@pytest.mark.parametrize("name,function,english,spanish", WRONG_TYPES,
+@pytest.mark.parametrize("name,function,key,english,spanish", WRONG_TYPES,
                          ids=[f"{w[0]}-{n}" for n, w in enumerate(WRONG_TYPES)])
-def test_wrong_type_dtype_or_shape_says_what_was_expected(name, function, english, spanish):
+def test_wrong_type_dtype_or_shape_says_what_was_expected(name, function, key, english, spanish):
     result = grade(with_(name, function), exercise=name)[name]
     assert result.status == "failed" and result.points == 0 and result.diagnosis == "wrong_shape"
-    assert [f.key for f in result.feedback] == ["common.failed", "common.wrong_shape"]
+    assert [f.key for f in result.feedback] == ["common.failed", key]
     assert english in result.render("en"), result.render("en")
     assert spanish in result.render("es"), result.render("es")
 
@@ -426,7 +434,7 @@ TEST_SLIPS = [
     ("flags_correct", _demands_later_change, 0, "It does not require outputs at or after p to change",
      "No exige que cambien las salidas en p o después"),
     ("nan_perturbation", _nan_poison, 0, "perturbing with NaN", "perturbar con NaN"),
-    ("missed_bugs", _skips_the_output_just_before, 3, "It passed 3 of 5 checks. Missed: • mask off by one",
+    ("missed_bugs", _skips_the_output_just_before, 3, "It passed 3 of 5 checks. Missed:\n• mask off by one",
      "Superó 3 de 5 comprobaciones."),
     ("tolerance_too_loose", lambda attn_fn, T=8, d=4, seed=0: _loose(attn_fn, T, d, seed, atol=1e-3), 4,
      "catches every leak but a faint one", "detecta todas las fugas menos una débil"),
@@ -446,8 +454,10 @@ def test_each_weak_perturbation_test_is_named_in_two_languages(diagnosis, functi
 
 def test_feedback_names_the_bugs_a_test_missed():
     result = grade(with_("perturbation_test", _last_only), exercise="perturbation_test")["perturbation_test"]
-    assert "It passed 4 of 5 checks. Missed: • a single leak at position(s) 1, 2, 3, 4:" in result.render("en")
-    assert "Nicht bestanden: • ein einzelnes Leck an Position(en) 1, 2, 3, 4" in result.render("de")
+    # one missed check a line, each a bullet; the positions in the plural form ("position 3" alone)
+    assert "It passed 4 of 5 checks. Missed:\n• a single leak at each of the positions 1, 2, 3, 4:" in result.render("en")
+    assert "Nicht bestanden:\n• je ein einzelnes Leck an den Positionen 1, 2, 3, 4" in result.render("de")
+    assert "(s)" not in result.render("en") and "(en)" not in result.render("de")
     assert "no mask" not in result.render("en")
     result = grade(with_("perturbation_test", _demands_later_change), exercise="perturbation_test")[
         "perturbation_test"]
@@ -1077,7 +1087,7 @@ def test_a_wrong_container_or_shape_is_named_as_such(make):
                 for x in make(*_right_answer(case)))
     result = CAUSAL.judge_one(case, got)
     assert result.diagnosis == "wrong_shape"
-    assert [f.key for f in result.feedback] == ["common.failed", "common.wrong_shape"]
+    assert [f.key for f in result.feedback] == ["common.failed", "common.wrong_type"]
     assert result.feedback[1].params["expected"].endswith("tuple(float (4, 3), float (4, 4))")
 
 

@@ -12,7 +12,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from autograder import Lab
-from autograder.exercise import Array, Case
+from autograder.exercise import Array, Case, Feedback
 from autograder.grading import grade_lab
 from autograder.labs import lab03
 from autograder.runtime import run_call
@@ -318,9 +318,9 @@ def test_wrong_return_type_says_what_was_expected():
 
     result = grade({**solved(), "CausalSelfAttention": ReturnsTuple})["CausalSelfAttention"]
     assert result.diagnosis == "wrong_shape"
-    assert "expected float32 (2, 5, 8), but got tuple(float32 (2, 5, 8), NoneType)" in result.render("en")
+    assert "the answer must be float32 (2, 5, 8), but yours is tuple(float32 (2, 5, 8), NoneType)" in result.render("en")
     result = grade({**solved(), "CausalSelfAttention": ReturnsDouble})["CausalSelfAttention"]
-    assert "se esperaba forma float32 (2, 5, 8), pero tu respuesta tiene float32 (2, 4, 8)" in result.render("es")
+    assert "la respuesta debe ser float32 (2, 5, 8), pero la tuya es float32 (2, 4, 8)" in result.render("es")
 
 
 def test_a_forward_that_raises_is_reported_with_the_case():
@@ -573,14 +573,16 @@ PREFIX_SLIPS = [
                                         "reconocer un decodificador por su código no da puntos")),
     (asserts, "crashes", 0, ("raised AssertionError instead of returning False",
                              "lanzó una excepción AssertionError en lugar de devolver False")),
-    (only_position_t, "missed_positions", 4, ("a single position reads a later token, at position(s) 0, ",
-                                              "una sola posición lee un token posterior, en la(s) posición(es) 0, ")),
+    (only_position_t, "missed_positions", 4, ("a single position reads a later token, at positions 0, ",
+                                              "una sola posición lee un token posterior, en las posiciones 0, ")),
     (adjacent_only, "missed_positions", 4, ("or changing only the next token, is not enough",
                                             "o cambiar solo el token siguiente, no basta")),
     (loose_tolerance, "tolerance_too_loose", 4, ("It accepted the faint leak", "Aceptó la fuga débil")),
     (skips_next_token, "missed_bugs", 2, ("Each decoder it accepted", "Cada decodificador que aceptó")),
-    (returns_none, "wrong_type", 0, ("expected bool, but got NoneType: did you forget `return`?", "¿olvidaste el `return`?")),
-    (returns_text, "wrong_type", 0, ("expected bool, but got str", "se esperaba forma bool, pero tu respuesta tiene str")),
+    (returns_none, "wrong_type", 0, ("for “correct decoder” your test returned None instead of a bool: did you forget "
+                                     "`return`?", "con «decodificador correcto» tu prueba devolvió None en lugar de un bool")),
+    (returns_text, "wrong_type", 0, ("for “correct decoder” your test returned str, not a bool (True or False).",
+                                     "para «decodificador correcto» tu prueba devolvió str, no un bool (True o False).")),
 ]
 
 
@@ -596,7 +598,8 @@ def test_each_prefix_test_slip_is_named_in_two_languages(test_fn, diagnosis, poi
 
 def test_a_crash_is_not_reported_as_a_true():
     result = grade({**solved(), "prefix_test": asserts}, exercise="prefix_test")["prefix_test"]
-    assert "On the decoder no_mask your test raised AssertionError" in result.render("en")
+    assert "On “decoder without a mask” your test raised AssertionError" in result.render("en")
+    assert "no_mask" not in result.render("en")  # the case's internal name never reaches the student
     assert "said True" not in result.render("en")
 
 
@@ -614,7 +617,7 @@ def test_missed_bugs_are_named_in_the_feedback():
     missed = sorted({t for t, s in _public_leaks(lab03.POSITION_LEAK) if s != 7})
     assert missed, "the public sweep has leaks from tokens other than the last one"
     listed = ", ".join(str(t) for t in missed)
-    assert f"It accepted decoders in which a single position reads a later token, at position(s) {listed}." \
+    assert f"It accepted decoders in which a single position reads a later token, at positions {listed}." \
         in result.render("en")
     (faint,) = _public_leaks(lab03.FAINT_LEAK)
     if faint[1] != 7:
@@ -685,7 +688,10 @@ def test_a_test_that_crashes_on_the_correct_decoder_is_an_error():
 
     result = grade({**solved(), "prefix_test": crashes}, exercise="prefix_test")["prefix_test"]
     assert result.status == "error" and result.points == 0
-    assert "raised ValueError on the case correct" in result.render("en")
+    assert "raised ValueError on the case “correct decoder”. Python's message, in English: “not enough values to " \
+        "unpack" in result.render("en")
+    assert "im Fall „korrekter Decoder“ einen ValueError ausgelöst. Die Meldung von Python, auf Englisch: „" \
+        in result.render("de")
 
 
 def test_hidden_cases_use_other_vocabularies_lengths_and_weights():
@@ -964,8 +970,9 @@ def test_the_hidden_attention_cases_follow_the_hidden_table_and_vary_within_thei
         assert cases[:len(public)] == public
         hidden = cases[len(public):]
         assert all(case.public is False for case in hidden)  # the engine runs `public == False` cases last
-        assert [case.name for case in hidden] == [f"hidden B={B}, T={T}" for B, T, *_ in exercise.HIDDEN] + [
-            "random 1", "random 2"]
+        # named by what they pass, in code, as the public ones: no English word for the reader of another language
+        assert [case.name for case in hidden] == [_named(case) for case in hidden]
+        assert len(hidden) == len(exercise.HIDDEN) + 2
         for case, (B, T, d_model, n_heads, lengths, side) in zip(hidden, exercise.HIDDEN):
             x, _, got_heads, got_lengths, got_side = lab03.case_inputs(case)
             assert (x.shape, got_heads) == ((B, T, d_model), n_heads)
@@ -1150,15 +1157,16 @@ def test_a_rejection_without_any_recorded_call_earns_nothing(public_runs):
 
 
 @pytest.mark.parametrize("value,key,got", [(None, "lab03.returned_none", "NoneType"),
-                                           ("causal", "common.wrong_shape", "str")])
+                                           ("causal", "common.not_a_bool", "str")])
 def test_an_answer_that_is_not_a_bool_is_told_what_came_back(public_runs, value, key, got):
     cases, runs = public_runs
     outputs = [{"ok": value}] + runs["right"][1:]  # the correct decoder's case comes first
     result = lab03.LAB.exercise("prefix_test").judge({}, cases, outputs)
     assert (result.status, result.points, result.diagnosis) == ("failed", 0.0, "wrong_type")
-    assert _feedback(result) == [("common.failed", {"name": "prefix_test"}),
-                                 (key, {"case": "correct", "expected": "bool", "got": got}),
-                                 ("lab03.wrong_type", {})]
+    assert [item.key for item in result.feedback] == ["common.failed", key, "lab03.wrong_type"]
+    assert result.feedback[1].params["got"] == got
+    # the case is described in the reader's language, never by its internal name ("correct")
+    assert result.feedback[1].params["case"].render("es") == "«decodificador correcto»"
 
 
 @pytest.mark.parametrize("failure,crash", [
@@ -1176,9 +1184,9 @@ def test_a_crash_on_one_decoder_is_reported_after_every_other_miss(public_runs, 
         ("common.failed", {"name": "prefix_test"}),
         ("lab03.passed_checks", {"caught": 0, "total": 5}),
         ("lab03.missed.off_by_one", {}), ("lab03.missed.time_axis_norm", {}), ("lab03.missed.shifted_input", {}),
-        ("lab03.missed.positions", {"positions": "0, 1, 2, 3, 4, 5, 6"}),  # every t of T = 8 has a leak
+        ("lab03.missed.positions", {"positions": "0, 1, 2, 3, 4, 5, 6", "count": 7}),  # every t of T = 8 has a leak
         ("lab03.missed.faint_leak", {"position": faint[0], "token": faint[1]}),
-        ("lab03.crashes", {"bug": "no_mask", **crash}),
+        ("lab03.crashes", {"bug": Feedback("lab03.case.no_mask", {}), **crash}),  # the decoder described
         ("lab03.see_lab", {"section": "3"})]
 
 

@@ -9,6 +9,7 @@ import torch
 import torch.nn.functional as F
 
 from autograder import Lab
+from autograder.exercise import Feedback
 from autograder.grading import grade_lab
 from autograder.labs import lab04
 from autograder.runtime import run_call
@@ -169,8 +170,8 @@ def test_diagnoses_point_to_existing_chapter_sections():
 def test_float_mask_says_bool_was_expected():
     result = grade({**solved(), "kv_cache_mask": additive}, exercise="kv_cache_mask")["kv_cache_mask"]
     assert result.diagnosis == "wrong_shape"
-    assert "expected bool (1, 6), but got float32 (1, 6)" in result.render("en")
-    assert "erwartet" in result.render("de")
+    assert "the answer must be bool (1, 6), but yours is float32 (1, 6)" in result.render("en")
+    assert "muss die Antwort bool (1, 6) sein, deine ist float32 (1, 6)" in result.render("de")
 
 
 def test_an_unrecognised_mask_points_at_an_entry():
@@ -240,7 +241,7 @@ ATTENTION_SLIPS = [
     (attention_with(append=False), "cache_not_appended", ("k_all has only the new keys", "k_all solo tiene")),
     (attention_with(cat_order="new_first"), "cache_order", ("wrong order", "orden equivocado")),
     (attention_with(returns="out"), "wrong_return", ("returns three tensors", "devuelve tres tensores")),
-    (attention_with(returns="tuple2"), "wrong_return", ("expected tuple(float32 (4, 2), float32 (4, 3), float32 (4, 2)), but got tuple(float32 (4, 2), float32 (4, 3))", "devuelve tres tensores")),
+    (attention_with(returns="tuple2"), "wrong_return", ("the answer must be tuple(float32 (4, 2), float32 (4, 3), float32 (4, 2)), but yours is tuple(float32 (4, 2), float32 (4, 3))", "devuelve tres tensores")),
 ]
 
 
@@ -261,7 +262,7 @@ def test_a_wrong_cache_names_the_case():
     result = grade({**solved(), "cached_attention": scaled_cache}, exercise="cached_attention")["cached_attention"]
     assert result.diagnosis == "wrong_cache"
     assert "on the case no cache, T=4" in result.render("en")
-    assert "im Fall no cache, T=4" in result.render("de")
+    assert "im Fall ohne Cache, T=4" in result.render("de")  # the case described in the reader's language
 
 
 def test_every_attention_diagnosis_is_covered_here():
@@ -350,7 +351,8 @@ def test_one_wrong_output_entry_is_named_by_case_position_and_value():
     assert (result.status, result.points, result.diagnosis) == ("failed", 0.0, "wrong_values")
     assert [(item.key, item.params) for item in result.feedback] == [
         ("common.failed", {"name": "cached_attention"}),
-        ("common.wrong_entry", {"case": "no cache, T=4", "index": "0, 0", "got": f"{seen[0] + 0.5:.4g}"}),
+        ("common.wrong_entry", {"case": Feedback("lab04.case.no_cache", {"T": 4}), "index": "0, 0",
+                                "got": f"{seen[0] + 0.5:.4g}"}),
         ("lab04.see_lab", {"section": "3"})]
 
 
@@ -454,7 +456,7 @@ def test_a_wrong_tuple_shape_names_the_case_and_every_expected_shape():
     assert (result.status, result.points, result.diagnosis) == ("failed", 0.0, "wrong_shape")
     assert [(item.key, item.params) for item in result.feedback][:2] == [
         ("common.failed", {"name": "cached_attention"}),
-        ("common.wrong_shape", {"case": "no cache, T=4",
+        ("common.wrong_type", {"case": Feedback("lab04.case.no_cache", {"T": 4}),
                                 "expected": "tuple(float32 (4, 2), float32 (4, 3), float32 (4, 2))",
                                 "got": "tuple(float32 (4, 2), float32 (4, 3), float32 (4, 1))"})]
 
@@ -494,7 +496,8 @@ def test_a_gap_just_above_the_tolerance_everywhere_names_the_first_entry():
                                                    Array(v_all, "float32"))])
     assert (result.status, result.diagnosis) == ("failed", "wrong_values")
     assert [(item.key, item.params) for item in result.feedback][1] == \
-        ("common.wrong_entry", {"case": "chunk 3 of (1, 3, 3), T=7", "index": "0, 0, 0, 0",
+        ("common.wrong_entry", {"case": Feedback("lab04.case.chunk", {"number": 3, "sizes": "1, 3, 3", "T": 7}),
+                                "index": "0, 0, 0, 0",
                                 "got": f"{out[0, 0, 0, 0]:.4g}"})
 
 

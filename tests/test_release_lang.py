@@ -106,3 +106,33 @@ def test_colab_hands_over_the_notebook_when_asked(monkeypatch):
     monkeypatch.setitem(sys.modules, "google.colab", colab)
     monkeypatch.setitem(sys.modules, "google.colab._message", message)
     assert notebook_lang.metadata_lang() == "hi-Latn" and asked == ["get_ipynb"]
+
+
+def test_the_release_speaks_the_same_hints_plurals_and_case_descriptions():
+    """In the installed release (its messages dumped as JSON, no Babel): lab.hint in each language, the plural
+    forms gettext's rules pick, and a case described in the reader's language, as the full autograder says them."""
+    import json
+
+    from autograder import Lab, i18n
+    from release_bundle import json_from, run_in_venv
+
+    code = textwrap.dedent('''
+        import json
+        from autograder import Lab, i18n
+        from autograder.exercise import Feedback
+        langs = ["en", "es", "de", "hi-Latn"]
+        said = {
+            "hints": {lang: Lab("lab01", lang=lang).hint("causal_mask") for lang in langs},
+            "points": {lang: [i18n.tn("common.points", lang, n, points=0, max_points=n) for n in (0, 1, 2, 5)]
+                       for lang in langs},
+            "case": {lang: Feedback("lab03.case.no_mask", {}).render(lang) for lang in langs},
+        }
+        print(json.dumps(said))
+    ''')
+    said = json_from(run_in_venv(code))
+    langs = ["en", "es", "de", "hi-Latn"]
+    assert said["hints"] == {lang: Lab("lab01", lang=lang).hint("causal_mask") for lang in langs}
+    assert said["points"] == {lang: [i18n.tn("common.points", lang, n, points=0, max_points=n) for n in (0, 1, 2, 5)]
+                              for lang in langs}
+    assert said["points"]["en"] == ["0/0 points", "0/1 point", "0/2 points", "0/5 points"]
+    assert said["case"]["de"] == "„Decoder ohne Maske“" and json.dumps(said["case"]).count("no_mask") == 0

@@ -83,16 +83,16 @@ FULL_FOUND = [override("beta", 2.5, "regraded"), override("essay", 3)]
 FULL_EN = [
     "alpha uses torch.tril, torch.triu, which this exercise asks you not to use.",
     "beta: set to 2.5 points by your instructor (regraded).",
-    "Handed in 2 day(s) after the due date: −20% of the raw score (7.5 → 6).",
-    "You handed in 2 file(s) before this one; only the latest was graded.",
+    "Handed in 2 days after the due date: −20% of the raw score (7.5 → 6).",
+    "You handed in 2 other files before this one; only the latest was graded.",
     "This file reached your instructor outside the LMS (for example by email) and was graded instead of the "
     "LMS's copy.",
 ]
 FULL_ES = [
     "alpha usa torch.tril, torch.triu, que este ejercicio pide no usar.",
     "beta: tu profesor o profesora lo ha fijado en 2.5 puntos (regraded).",
-    "Entregado 2 día(s) después de la fecha límite: −20 % de la nota bruta (7.5 → 6).",
-    "Entregaste 2 archivo(s) antes de este; solo se ha corregido el último.",
+    "Entregado 2 días después de la fecha límite: −20 % de la nota bruta (7.5 → 6).",
+    "Antes de este entregaste otros 2 archivos; solo se ha corregido el último.",
     "Este archivo llegó a tu profesor o profesora fuera del LMS (por ejemplo, por correo) y se ha corregido en lugar de la "
     "copia del LMS.",
 ]
@@ -152,7 +152,7 @@ def test_the_feedback_shows_the_final_points_and_every_note_in_the_students_lang
 def test_the_forced_language_decides_the_feedback_and_its_notes():
     built = build({"superseded": ["a"]}, record(lang="es"), forced_lang="en", policy=policy(due=None))
     assert built.row["lang"] == "en" and built.row["exercises"]["alpha"]["feedback"] == "fine"
-    assert built.row["student_notes"] == ["You handed in 1 file(s) before this one; only the latest was graded."]
+    assert built.row["student_notes"] == ["You handed in 1 other file before this one; only the latest was graded."]
     assert "**Score: 3/9 points**" in built.markdown
 
 
@@ -174,7 +174,7 @@ def test_a_row_without_any_note_has_no_note_paragraph():
 @pytest.mark.parametrize("engine_notes", ["a string, not a dict per language", None])
 def test_engine_notes_that_are_not_per_language_are_left_out(engine_notes):
     built = build({"superseded": ["a"]}, record(notes=engine_notes), policy=policy(due=None))
-    assert "\n\nYou handed in 1 file(s) before this one; only the latest was graded.\n\n" in built.markdown
+    assert "\n\nYou handed in 1 other file before this one; only the latest was graded.\n\n" in built.markdown
     assert "a string" not in built.markdown
 
 
@@ -322,8 +322,9 @@ def test_a_late_days_override_sets_the_days_and_the_penalty(days, percent, penal
     row = build({}, found=[override("late_days", days, "seen")]).row
     assert (row["late"], row["late_days"], row["penalty_percent"], row["penalty"], row["score"]) == (
         True, days, percent, penalty, score)
-    assert row["notes"] == [f"Handed in {days} day(s) after the due date: −{percent:g}% of the raw score "
-                            f"(3 → {score:g})."]
+    # the day or days, as the count asks
+    assert row["notes"] == [f"Handed in {days} {'day' if days == 1 else 'days'} after the due date: −{percent:g}% "
+                            f"of the raw score (3 → {score:g})."]
 
 
 def test_the_canvas_late_flag_takes_the_first_days_share():
@@ -397,7 +398,7 @@ def test_the_score_never_drops_below_zero_and_is_rounded():
 
 def test_the_intakes_notes_keep_their_parameters():
     row = build({"notes": [["term.note.superseded", {"count": 3}]]}, policy=policy(due=None)).row
-    assert row["notes"] == ["You handed in 3 file(s) before this one; only the latest was graded."]
+    assert row["notes"] == ["You handed in 3 other files before this one; only the latest was graded."]
 
 
 def test_the_maximum_adds_the_hand_graded_parts():

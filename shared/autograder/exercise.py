@@ -23,22 +23,42 @@ from .i18n import N_
 
 @dataclass(frozen=True)
 class Case:
-    """One call to make, described by plain data."""
+    """One call to make, described by plain data.
+
+    `name` identifies the case (a call such as `causal_mask(4)` is shown as it is); `label`, where the name
+    is no code a student wrote, is the message key and parameters that describe the case in the reader's
+    language (lab03's "the decoder without a mask"). Messages show `shown`.
+    """
 
     name: str
     call: dict
     public: bool = True
     data: dict = field(default_factory=dict)  # what judge needs besides the output (never sent to the worker)
+    label: tuple[str, dict] | None = None
+
+    @property
+    def shown(self) -> "str | Feedback":
+        return Feedback(self.label[0], dict(self.label[1])) if self.label else self.name
 
 
 @dataclass(frozen=True)
 class Feedback:
+    """One message of a result: its key and parameters. A parameter may itself be a Feedback (a case's
+    description), rendered in the same language; `count` names the parameter whose number picks the form
+    of a plural message (i18n.NP_)."""
+
     key: str
     params: dict = field(default_factory=dict)
+    count: str | None = None
+    item: bool = False  # an item of a list: on a line of its own (Result.render)
 
     def render(self, lang: str) -> str:
+        params = {name: value.render(lang) if isinstance(value, Feedback) else value
+                  for name, value in self.params.items()}
         # formatted here, not through i18n.t(key, lang, **params): a message may name a placeholder {key}
-        return i18n.text(self.key, lang).format(**self.params)
+        if self.count is not None:
+            return i18n.plural_text(self.key, lang, float(self.params[self.count])).format(**params)
+        return i18n.text(self.key, lang).format(**params)
 
 
 @dataclass
@@ -52,7 +72,15 @@ class Result:
     revealed: list[Feedback] | None = None  # the full feedback, where `feedback` hides hidden inputs
 
     def render(self, lang: str) -> str:
-        return " ".join(item.render(lang) for item in self.feedback)
+        """The messages as one text: sentences joined by a space, each item of a list on a line of its own
+        (and what follows a list, too)."""
+        text, after_item = "", False
+        for item in self.feedback:
+            part = item.render(lang)
+            separator = "\n" if item.item or after_item else " "
+            text = f"{text}{separator}{part}" if text else part
+            after_item = item.item
+        return text
 
     def to_plain(self, lang: str) -> dict:
         return {
@@ -210,13 +238,13 @@ class Exercise:
             return self.result(0, "not_answered", Feedback(key, {"name": self.id}))
         for case, output in required:
             if "timeout" in output:
-                return self.result(0, "timeout", Feedback("common.timeout", {"name": self.id, "case": case.name}))
+                return self.result(0, "timeout", Feedback("common.timeout", {"name": self.id, "case": case.shown}))
             if "error" in output:
                 error = output["error"]
                 return self.result(
                     0,
                     "error",
-                    Feedback("common.raised", {"name": self.id, "case": case.name,
+                    Feedback("common.raised", {"name": self.id, "case": case.shown,
                                                "type": error["type"], "message": error["message"]}),
                 )
         decoded = [decode(output["ok"]) if "ok" in output else None for output in outputs]
@@ -253,13 +281,16 @@ N_(
 
 
 def shape_mismatch(exercise: Exercise, case: Case, got: Any, expected: str) -> Result:
-    return exercise.result(
-        0, "failed",
-        Feedback("common.failed", {"name": exercise.id}),
-        Feedback("common.wrong_shape_value" if exercise.kind == "value" else "common.wrong_shape",
-                 {"case": case.name, "expected": expected, "got": describe(got, typed=exercise.kind == "value")}),
-        diagnosis="wrong_shape",
-    )
+    """A typed answer (lab00) of the wrong shape: the shapes; another answer of the wrong type or shape: what
+    it must be and what it is (`float32 (2, 5, 8)`, `tuple(float32 (2, 5, 8), NoneType)`)."""
+    if exercise.kind == "value":
+        message = Feedback("common.wrong_shape_value", {
+            "expected": expected,
+            "got": str(tuple(got.shape)) if isinstance(got, (Array, TooLarge)) else describe(got, typed=True)})
+    else:
+        message = Feedback("common.wrong_type", {"case": case.shown, "expected": expected, "got": describe(got)})
+    return exercise.result(0, "failed", Feedback("common.failed", {"name": exercise.id}), message,
+                           diagnosis="wrong_shape")
 
 
 def value_mismatch(exercise: Exercise, case: Case, got: np.ndarray, index: tuple[int, ...]) -> Result:
@@ -268,7 +299,7 @@ def value_mismatch(exercise: Exercise, case: Case, got: np.ndarray, index: tuple
     feedback = [
         Feedback("common.failed", {"name": exercise.id}),
         Feedback("common.wrong_entry_value" if exercise.kind == "value" else "common.wrong_entry",
-                 {"case": case.name, "index": position, "got": fmt_number(got[index])}),
+                 {"case": case.shown, "index": position, "got": fmt_number(got[index])}),
     ]
     if exercise.section:
         feedback.append(Feedback("common.see_section", {"section": exercise.section}))

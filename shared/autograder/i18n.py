@@ -13,6 +13,7 @@ them; ``LANGS`` holds the complete ones (built, tested strictly),
 """
 from __future__ import annotations
 
+import gettext
 import os
 import string
 import tomllib
@@ -58,11 +59,22 @@ def decimal_comma(lang: str) -> bool:
 # Domain name -> the locale folder that holds its catalogues (each package adds its own).
 DOMAINS: dict[str, Path] = {"autograder": LOCALE}
 _LOADED: dict[tuple[str, str], dict[str, str]] = {}
+# Plural messages (gettext's msgid_plural): key -> its forms, and the catalogue's rule picking one for a count.
+_PLURALS: dict[tuple[str, str], dict[str, tuple[str, ...]]] = {}
+_RULES: dict[tuple[str, str], str] = {}
 _USED: set[str] = set()
 
 
 def N_(*keys: str) -> tuple[str, ...]:
     """Mark keys that code builds at run time (f"lab02.impl.{name}") so that `make catalogs` finds them."""
+    return keys
+
+
+def NP_(*keys: str) -> tuple[str, ...]:
+    """Mark keys whose message has plural forms (gettext's ngettext: "1 point", "2 points"), read with `tn`.
+
+    `make catalogs` gives them a plural entry (msgid_plural, one msgstr per form of the language).
+    """
     return keys
 
 
@@ -80,14 +92,37 @@ def _messages(domain: str, lang: str) -> dict[str, str]:
         from babel.messages.pofile import read_po
 
         found: dict[str, str] = {}
+        plurals: dict[str, tuple[str, ...]] = {}
         path = po_path(domain, lang)
         if path.exists():
             with open(path, "rb") as handle:
-                for message in read_po(handle):
-                    if message.id and message.string and not message.fuzzy:
-                        found[message.id] = message.string
+                catalog = read_po(handle)
+            for message in catalog:
+                if not message.id or message.fuzzy:
+                    continue
+                if message.pluralizable:
+                    forms = tuple(message.string)
+                    if forms and all(forms):
+                        plurals[message.id[0]] = forms
+                        found[message.id[0]] = forms[-1]
+                elif message.string:
+                    found[message.id] = message.string
+            _RULES[(domain, lang)] = catalog.plural_expr
         _LOADED[(domain, lang)] = found
+        _PLURALS[(domain, lang)] = plurals
     return _LOADED[(domain, lang)]
+
+
+def _plural_forms(domain: str, lang: str) -> dict[str, tuple[str, ...]]:
+    _messages(domain, lang)
+    return _PLURALS[(domain, lang)]
+
+
+def plural_index(rule: str, n: float) -> int:
+    """The form a gettext plural rule (`(n != 1)`) picks for the count n; a count with a fraction uses the last."""
+    if n != int(n):
+        return -1
+    return gettext.c2py(rule)(int(n))
 
 
 def _find(key: str, lang: str) -> str | None:
@@ -119,6 +154,40 @@ def t(key: str, lang: str, **params) -> str:
     return text(key, lang).format(**params)
 
 
+def plural_text(key: str, lang: str, n: float) -> str:
+    """The template of the plural message `key` in `lang` in its form for the count n (gettext's ngettext)."""
+    text(key, lang)  # records the key, and names it if no catalogue has it
+    for code in ((lang, DEFAULT_LANG) if lang != DEFAULT_LANG else (DEFAULT_LANG,)):
+        for domain in DOMAINS:
+            forms = _plural_forms(domain, code).get(key)
+            if forms:
+                return forms[plural_index(_RULES[(domain, code)], n)]
+    raise KeyError(f"the message {key!r} has no plural forms (list it with NP_ and run `make catalogs`)")
+
+
+def tn(key: str, lang: str, n: float, **params) -> str:
+    """The plural message `key` in `lang` in its form for the count n, formatted with `params`."""
+    return plural_text(key, lang, n).format(**params)
+
+
+def plural_forms(key: str, lang: str) -> tuple[str, ...] | None:
+    """Every form of a plural message in `lang` (None: not a plural message there)."""
+    for domain in DOMAINS:
+        forms = _plural_forms(domain, lang).get(key)
+        if forms:
+            return forms
+    return None
+
+
+def plural_rule(lang: str) -> str:
+    """The gettext plural rule of `lang`'s catalogues (the first domain's)."""
+    for domain in DOMAINS:
+        _messages(domain, lang)
+        if (domain, lang) in _RULES:
+            return _RULES[(domain, lang)]
+    return "(n != 1)"
+
+
 def used_keys() -> list[str]:
     """Keys looked up in this process (only while TRACE_ENV is set)."""
     return sorted(_USED)
@@ -134,8 +203,10 @@ def catalogue() -> dict[str, dict[str, str]]:
     result: dict[str, dict[str, str]] = {}
     for domain in DOMAINS:
         for lang in ALL_LANGS:
+            plurals = _plural_forms(domain, lang)
             for key, template in _messages(domain, lang).items():
-                result.setdefault(key, {})[lang] = template
+                # a plural message: every form, one a line, so that checks of the texts read them all
+                result.setdefault(key, {})[lang] = "\n".join(plurals[key]) if key in plurals else template
     return result
 
 

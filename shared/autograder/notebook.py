@@ -13,6 +13,10 @@ from .labs import get_lab
 from .runtime import run_call
 
 
+# Messages with plural forms, picked by the maximum ("[1/1 point]", "[0/2 points]").
+i18n.NP_("common.points", "common.total", "grader.fb.score")
+
+
 class Lab:
     def __init__(self, lab_id: str, lang: str | None = None):
         self.spec = get_lab(lab_id)
@@ -36,7 +40,8 @@ class Lab:
         self._emit(self._line(result))
 
     def _line(self, result: Result) -> str:
-        points = i18n.t("common.points", self.lang, points=result.points, max_points=result.max_points)
+        points = i18n.tn("common.points", self.lang, result.max_points, points=result.points,
+                         max_points=result.max_points)
         return f"{result.render(self.lang)} [{points}]"
 
     def _emit(self, line: str) -> None:
@@ -65,8 +70,14 @@ class Lab:
             self._emit(self._line(result))
         total = sum(result.points for result in results)
         print()
-        self._emit(i18n.t("common.total", self.lang, lab=self.spec.id, points=total, max_points=self.spec.max_score))
+        self._emit(i18n.tn("common.total", self.lang, self.spec.max_score, lab=self.spec.id, points=total,
+                           max_points=self.spec.max_score))
         self._emit(i18n.t("common.hand_in", self.lang))
+
+    def hint(self, exercise_id: str) -> str:
+        """The hint for an exercise in the lab's language (`<lab>.hint.<exercise>`): a stub raises
+        NotImplementedError(lab.hint("causal_mask")), so the code cell is the same in every language."""
+        return i18n.t(f"{self.spec.id}.hint.{exercise_id}", self.lang)
 
     def show_problem(self, namespace: dict | None = None) -> None:
         """lab00: print the student's own Q, K and V."""

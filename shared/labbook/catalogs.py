@@ -96,25 +96,58 @@ def keys_in(text: str, markdown: bool = False) -> list[tuple[int, str]]:
     return found
 
 
+def plural_keys_in(text: str, markdown: bool = False) -> set[str]:
+    """The keys listed in `NP_(...)` calls: messages with plural forms."""
+    found = set()
+    for _first, code in _code_of(text, markdown):
+        try:
+            tree = ast.parse(code)
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "NP_":
+                found |= {arg.value for arg in node.args if isinstance(arg, ast.Constant) and isinstance(arg.value, str)
+                          and KEY.match(arg.value)}
+    return found
+
+
 def extract_keys(fileobj, keywords, comment_tags, options):
-    """Babel extraction method (see SCANNED): message keys in Python files and MyST code cells."""
+    """Babel extraction method (see SCANNED): message keys in Python files and MyST code cells; a key listed
+    with NP_ is a plural message (as ngettext's: msgid and msgid_plural, here both the key)."""
     text = fileobj.read().decode("utf-8")
     markdown = getattr(fileobj, "name", "").endswith(".md")
+    plural = plural_keys_in(text, markdown)
     for line, key in keys_in(text, markdown):
-        yield line, None, key, []
+        if key in plural:
+            yield line, "ngettext", (key, key), []
+        else:
+            yield line, None, key, []
 
 
 def templates(root: Path = ROOT) -> dict[str, Catalog]:
     """One template per domain, with the keys the code uses and where."""
     result = {domain: _new_catalog(domain, None) for domain in DOMAIN_DIRS}
-    for filename, _line, key, _comments, _context in extract_from_dir(str(root), SCANNED):
+    found = list(extract_from_dir(str(root), SCANNED))
+    plural = {key[0] for _f, _l, key, _c, _x in found if isinstance(key, tuple)}
+    for filename, _line, key, _comments, _context in found:
+        key = key[0] if isinstance(key, tuple) else key
         catalog = result[domain_of(key)]
         message = catalog.get(key)
         if message is None:
-            catalog.add(key, locations=[(filename, None)])
+            catalog.add((key, key) if key in plural else key, locations=[(filename, None)])
         elif (filename, None) not in message.locations:
             message.locations.append((filename, None))
     return result
+
+
+def key_of(message) -> str:
+    """A message's key: its msgid, the singular one of a plural message."""
+    return message.id[0] if isinstance(message.id, (tuple, list)) else message.id
+
+
+def strings_of(message) -> tuple[str, ...]:
+    """A message's text, every form of a plural message."""
+    return tuple(message.string) if isinstance(message.string, (tuple, list)) else (message.string,)
 
 
 # ---------------------------------------------------------------- catalogues
@@ -164,16 +197,23 @@ def aligned(template: Catalog, domain: str, lang: str, existing: Catalog | None,
     for entry in template:
         if not entry.id:
             continue
-        old = existing.get(entry.id) if existing is not None else None
-        source = english.get(entry.id) if english is not None else None
-        source_text = source.string if source is not None else ""
-        flags = {"python-brace-format"} if i18n.placeholders(source_text or (old.string if old else "")) else set()
+        key = key_of(entry)
+        old = existing.get(key) if existing is not None else None
+        source = english.get(key) if english is not None else None
+        source_text = "\n".join(strings_of(source)) if source is not None else ""
+        old_text = "\n".join(strings_of(old)) if old is not None else ""
+        flags = {"python-brace-format"} if i18n.placeholders(source_text or old_text) else set()
         if old is not None and old.fuzzy:
             flags.add("fuzzy")
         comments = [] if lang == i18n.DEFAULT_LANG or not source_text else \
             [f"en: {line}" for line in source_text.splitlines() or [""]]
-        message = catalog.add(entry.id, string=old.string if old is not None else "", locations=entry.locations,
-                              auto_comments=comments)
+        string = old.string if old is not None else ""
+        if entry.pluralizable:  # one form per plural form of the language; a singular text fills none
+            forms = list(strings_of(old)) if old is not None and old.pluralizable else []
+            string = tuple((forms + [""] * catalog.num_plurals)[:catalog.num_plurals])
+        elif old is not None and old.pluralizable:
+            string = ""
+        message = catalog.add(entry.id, string=string, locations=entry.locations, auto_comments=comments)
         # Babel derives python-brace-format from the msgid, which is a key here: set it from the English text,
         # so that translators' tools (Poedit, msgfmt --check) compare the placeholders.
         message.flags |= flags
@@ -217,21 +257,29 @@ def problems(lang: str, domain: str, template: Catalog, locale_dir: Path | None 
     if catalog is None:
         return [Problem(path, "*", "no catalogue")]
     found = []
-    wanted = {entry.id for entry in template if entry.id}
-    for key in sorted(wanted):
+    entries = {key_of(entry): entry for entry in template if entry.id}
+    for key in sorted(entries):
         message = catalog.get(key)
-        if message is None or not message.string:
+        if message is None or not all(strings_of(message)):
             found.append(Problem(path, key, "missing"))
+            continue
+        if entries[key].pluralizable != message.pluralizable:
+            found.append(Problem(path, key, "plural forms expected (run `make catalogs`)" if entries[key].pluralizable
+                                 else "no plural forms expected (run `make catalogs`)"))
             continue
         if message.fuzzy:
             found.append(Problem(path, key, "fuzzy"))
         source = english.get(key) if english is not None else None
-        if source is not None and source.string and i18n.placeholders(source.string) != i18n.placeholders(message.string):
-            found.append(Problem(path, key, f"placeholders {sorted(i18n.placeholders(message.string))}, "
-                                            f"English has {sorted(i18n.placeholders(source.string))}"))
+        if source is None or not all(strings_of(source)):
+            continue
+        english_names = set().union(*map(i18n.placeholders, strings_of(source)))
+        names = set().union(*map(i18n.placeholders, strings_of(message)))
+        # a plural form may leave out the count ("one point"), but no form may name what English does not
+        if names != english_names or any(not i18n.placeholders(form) <= english_names for form in strings_of(message)):
+            found.append(Problem(path, key, f"placeholders {sorted(names)}, English has {sorted(english_names)}"))
     for message in catalog:
-        if message.id and message.id not in wanted:
-            found.append(Problem(path, message.id, "not used by the code (run `make catalogs`)"))
+        if message.id and key_of(message) not in entries:
+            found.append(Problem(path, key_of(message), "not used by the code (run `make catalogs`)"))
     return found
 
 
@@ -247,8 +295,8 @@ def catalog_counts(lang: str) -> tuple[int, int]:
         for entry in template or []:
             if entry.id:
                 total += 1
-                message = catalog.get(entry.id) if catalog is not None else None
-                done += bool(message is not None and message.string and not message.fuzzy)
+                message = catalog.get(key_of(entry)) if catalog is not None else None
+                done += bool(message is not None and all(strings_of(message)) and not message.fuzzy)
     return done, total
 
 

@@ -110,8 +110,8 @@ def texts(lang: str, root: Path = ROOT) -> list[tuple[str, str]]:
         catalog = catalogs.read_catalog(catalogs.po_path(domain, lang))
         for message in catalog or []:
             if message.id and message.string:
-                strings = message.string if isinstance(message.string, (tuple, list)) else (message.string,)
-                found += [(f"{domain}.po {message.id}", prose(PLACEHOLDER.sub(" ", string))) for string in strings if string]
+                found += [(f"{domain}.po {catalogs.key_of(message)}", prose(PLACEHOLDER.sub(" ", string)))
+                          for string in catalogs.strings_of(message) if string]
     return found + outputs(lang, root)
 
 

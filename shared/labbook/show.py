@@ -14,7 +14,7 @@ import numpy as np
 from autograder import i18n
 
 from .describe import DRAWN_MATRICES, Description, describe_figure
-from .texts import tr
+from .texts import tr, trn  # noqa: F401  (trn: chapters import it from here with tr)
 
 
 def _cell(x: float, decimals: int) -> str:

@@ -658,7 +658,7 @@ def redact_hidden(exercise: Exercise, ctx: dict, cases: list, outputs: list, res
         feedback = list(alone.feedback)
         lost = alone.points - result.points
         if lost > 0:
-            feedback.append(Feedback("grader.hidden_more", {"name": exercise.id, "lost": f"{lost:g}"}))
+            feedback.append(Feedback("grader.hidden_more", {"name": exercise.id, "lost": f"{lost:g}"}, count="lost"))
     else:
         kept = [item for item in result.feedback if _safe(item)]
         feedback = [Feedback("common.failed", {"name": exercise.id}), Feedback("grader.hidden_failed", {})]
@@ -670,7 +670,7 @@ def redact_hidden(exercise: Exercise, ctx: dict, cases: list, outputs: list, res
     return result
 
 
-def _first_failing_hidden(exercise: Exercise, ctx: dict, cases: list, outputs: list) -> str | None:
+def _first_failing_hidden(exercise: Exercise, ctx: dict, cases: list, outputs: list) -> "str | Feedback | None":
     """The name of the first hidden case that fails when judged on its own (None where that means nothing)."""
     for case, output in zip(cases, outputs):
         if case.public:
@@ -680,7 +680,7 @@ def _first_failing_hidden(exercise: Exercise, ctx: dict, cases: list, outputs: l
         except Exception:  # an exercise judged only as a whole (a student's test over many functions)
             return None
         if alone.status != "passed":
-            return case.name
+            return case.shown
     return None
 
 
@@ -702,10 +702,10 @@ def _failure_result(exercise: Exercise, kind: str, case, limits: TimeLimits, ses
     if kind == "timeout":
         if session.time_up(None) == "submission":
             return _submission_time_up(exercise, session)
-        return exercise.result(0, "timeout", Feedback("common.timeout", {"name": exercise.id, "case": case.name}),
+        return exercise.result(0, "timeout", Feedback("common.timeout", {"name": exercise.id, "case": case.shown}),
                                Feedback("grader.time_limit", {"seconds": limits.exercise}))
     return exercise.result(0, "error", Feedback("grader.worker_crashed", {
-        "name": exercise.id, "case": case.name, "detail": output["error"]["message"]}))
+        "name": exercise.id, "case": case.shown, "detail": output["error"]["message"]}))
 
 
 def _internal_error(exercise: Exercise, error: Exception) -> Result:
@@ -715,3 +715,6 @@ def _internal_error(exercise: Exercise, error: Exception) -> Result:
 
 def render_all(feedback: list[Feedback]) -> dict[str, str]:
     return {lang: " ".join(item.render(lang) for item in feedback) for lang in i18n.LANGS}
+
+
+i18n.NP_("grader.hidden_more")  # one point, several points

@@ -241,7 +241,7 @@ def _cell_notes(events: list) -> list[dict]:
     if len(events) > MAX_CELL_NOTES:
         rest = events[MAX_CELL_NOTES:]
         notes.append({"cell": rest[0].number or rest[0].cell + 1, "kind": "more",
-                      "text": render_all([Feedback("grader.cells_more", {"count": len(rest)})])})
+                      "text": render_all([Feedback("grader.cells_more", {"count": len(rest)}, count="count")])})
     return notes
 
 
@@ -407,7 +407,7 @@ def feedback_documents(spec: LabSpec, record: dict, entry: dict, lang: str,
     links = book_links.site_resolver(lang, book_url)
     title = t("grader.fb.title", lab=spec.id, student=entry["student"])
     md_title = t("grader.fb.title", lab=spec.id, student=md_text(entry["student"], line_start=False))
-    score = t("grader.fb.score", points=entry["score"], max_points=entry["max_score"])
+    score = i18n.tn("grader.fb.score", lang, entry["max_score"], points=entry["score"], max_points=entry["max_score"])
     rows = [(exercise_id, f"{item['points']:g}/{item['max_points']:g}", _row_feedback(entry, item, t))
             for exercise_id, item in entry["exercises"].items()]
     notes = [_pick(record.get("notes"), lang)] if record.get("notes") else []
@@ -436,7 +436,7 @@ def feedback_documents(spec: LabSpec, record: dict, entry: dict, lang: str,
                 f"<th>{e(t('grader.fb.feedback'))}</th></tr></thead><tbody>")
     for exercise_id, points, text in rows:
         body.append(f"<tr><td><code>{e(exercise_id)}</code></td><td>{e(points)}</td>"
-                    f"<td>{html_inline(book_links.to_html(text, links))}</td></tr>")
+                    f"<td>{html_inline(book_links.to_html(text, links)).replace(chr(10), '<br>')}</td></tr>")
     body.append("</tbody></table>")
     if cells:
         body.append(f"<h2>{e(t('grader.fb.cells'))}</h2><ul>" + "".join(f"<li>{e(c)}</li>" for c in cells) + "</ul>")
@@ -498,3 +498,6 @@ def md_text(text: str, line_start: bool = True) -> str:
         else:
             out.append(char)
     return "".join(out)
+
+
+i18n.NP_("grader.cells_more")  # one cell, several cells

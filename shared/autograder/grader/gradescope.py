@@ -243,7 +243,7 @@ def results_json(entry: dict | None, lab: str, message: str = "", visibility: st
               "output": item["feedback"], "visibility": visibility}
              for exercise_id, item in entry["exercises"].items()]
     lang = entry.get("lang") or i18n.DEFAULT_LANG
-    output = [i18n.t("grader.fb.score", lang, points=entry["score"], max_points=entry["max_score"])]
+    output = [i18n.tn("grader.fb.score", lang, entry["max_score"], points=entry["score"], max_points=entry["max_score"])]
     if graded:
         output.append(i18n.t("grader.gs.graded_file", lang, file=graded))
     if ignored:

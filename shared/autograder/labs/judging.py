@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from .. import i18n
+from ..i18n import N_
 from ..exercise import (Array, Case, Exercise, Feedback, Result, close, describe, first_wrong_entry,
                         value_mismatch)
 
@@ -172,16 +173,34 @@ class TensorExercise(Judge):
             feedback.append(Feedback("common.see_section", {"section": section}))
         return self.result(points, "failed", *feedback, diagnosis=diagnosis)
 
+    # What the kind of answer means in this exercise (`common.kind.*`); by default from expected_kind.
+    kind_key: str | None = None
+
+    def kind_message(self) -> str:
+        return self.kind_key or {"bool": "common.kind.bool_mask", "int64": "common.kind.positions"}.get(
+            self.expected_kind, "common.kind.float")
+
     def wrong_type(self, case: Case, got: Any, expected: str) -> Result:
-        """Wrong type, dtype or shape: say what was expected and what came back."""
+        """Not a tensor, a tensor of the wrong kind, or of the wrong shape: say which, and what this exercise's
+        kind of answer means (a float additive mask of 0 and -inf, a boolean mask...), never only two dtypes."""
+        want_shape = str(tuple(np.shape(self.expected(case))))  # as Python writes it: (6,) for one axis
         if not is_torch(got):
-            expected = "torch.Tensor " + expected
-        return self.result(
-            0, "failed",
-            Feedback("common.failed", {"name": self.id}),
-            Feedback("common.wrong_shape", {"case": case.name, "expected": expected, "got": describe(got)}),
-            diagnosis="wrong_shape",
-        )
+            message = Feedback("common.not_a_tensor", {"case": case.shown, "expected": want_shape,
+                                                        "got": describe(got)})
+            kind = self.kind_message()
+        elif isinstance(got, Array) and str(tuple(got.shape)) == want_shape:
+            message = Feedback("common.wrong_kind", {"case": case.shown, "got": got.dtype})
+            kind = "common.kind.bool_not_additive" if self.kind_message() == "common.kind.additive_mask" \
+                and got.is_bool else self.kind_message()
+        else:
+            message = Feedback("common.wrong_shape", {"case": case.shown, "expected": want_shape,
+                                                       "got": str(tuple(got.shape)) if isinstance(got, Array)
+                                                       else describe(got)})
+            kind = None if self.kind_ok(got) else self.kind_message()
+        feedback = [Feedback("common.failed", {"name": self.id}), message]
+        if kind is not None:
+            feedback.append(Feedback(kind, {}))
+        return self.result(0, "failed", *feedback, diagnosis="wrong_shape")
 
     # -- judging
     def kind_ok(self, got: Any) -> bool:
@@ -247,3 +266,8 @@ class TensorExercise(Judge):
                 if np.array_equal(answer.reshape(-1), want.reshape(-1)):
                     return self.diagnose("padding_shape", got=shape_str(answer.shape), expected=shape_str(want.shape))
         return None
+
+
+# The meanings of the kinds of answer (TensorExercise.kind_message).
+N_("common.kind.bool_mask", "common.kind.positions", "common.kind.float", "common.kind.additive_mask",
+   "common.kind.bool_not_additive")

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import evidence
+from .. import evidence, i18n
 from ..exercise import Array, Case, Feedback, Result, close, decode, describe, first_wrong_entry, value_mismatch
 from .judging import Judge, TensorExercise, is_torch_bool, is_torch_float, shape_str
 
@@ -82,7 +82,10 @@ class CausalAttentionJudge(TensorExercise):
         w_shape, out_shape = right_w.shape, right_out.shape
         expected = f"tuple(float {shape_str(out_shape)}, float {shape_str(w_shape)})"
         if not isinstance(got, (tuple, list)) or len(got) != 2 or not all(isinstance(g, Array) for g in got):
-            return self.wrong_type(case, got, expected)
+            return self.result(0, "failed", Feedback("common.failed", {"name": self.id}),
+                               Feedback("common.wrong_type", {"case": case.shown, "expected": expected,
+                                                              "got": describe(got)}),
+                               diagnosis="wrong_shape")
         out, w = got
         if (out.shape == w_shape and w.shape == out_shape and out.shape != w.shape
                 and close(out.values, right_w, SLIP_ATOL) and close(w.values, right_out, SLIP_ATOL)):
@@ -90,7 +93,7 @@ class CausalAttentionJudge(TensorExercise):
         if not (is_torch_float(out) and is_torch_float(w)) or out.shape != out_shape or w.shape != w_shape:
             return self.result(
                 0, "failed", Feedback("common.failed", {"name": self.id}),
-                Feedback("common.wrong_shape", {"case": case.name, "expected": expected, "got": describe(tuple(got))}),
+                Feedback("common.wrong_type", {"case": case.shown, "expected": expected, "got": describe(tuple(got))}),
                 diagnosis="wrong_shape",
             )
         weights = w.values.astype(float)
@@ -166,7 +169,7 @@ class StudentTest(Judge):
         key = "common.timeout" if "timeout" in output else "common.raised"
         error = output.get("error", {})
         return self.result(0, "timeout" if "timeout" in output else "error",
-                           Feedback(key, {"name": self.id, "case": case.name, "type": error.get("type", ""),
+                           Feedback(key, {"name": self.id, "case": case.shown, "type": error.get("type", ""),
                                           "message": error.get("message", "")}))
 
     def leak_witnessed(self, case: Case, output: dict) -> bool:
@@ -237,8 +240,7 @@ class PerturbationTestJudge(StudentTest):
             verdict = _verdict(value)
             if verdict is None:
                 return self.result(0, "failed", Feedback("common.failed", {"name": self.id}),
-                                   Feedback("common.wrong_shape", {"case": case.name, "expected": "bool",
-                                                                   "got": describe(value)}),
+                                   Feedback("common.not_a_bool", {"case": case.shown, "got": describe(value)}),
                                    diagnosis="wrong_shape")
             if verdict is False and group not in self.CORRECT and group != "nan_rule" \
                     and not self.leak_witnessed(case, output):
@@ -253,7 +255,7 @@ class PerturbationTestJudge(StudentTest):
                 return self.diagnose_test("always_false")
             if flagged == ["attention"]:
                 return self.diagnose_test("nan_perturbation")
-            return self.diagnose_test("flags_correct", extra=[Feedback(f"lab02.impl.{n}") for n in flagged])
+            return self.diagnose_test("flags_correct", extra=[Feedback(f"lab02.impl.{n}", item=True) for n in flagged])
         caught = [check for check in self.LEAK_BUGS + ("positions",) if all(v is False for v in verdicts[check])]
         nan_ok = all(v in (True, False) for v in verdicts["nan_rule"])
         if nan_ok and caught:  # answering with a bool is worth a point only in a test that finds something
@@ -281,15 +283,17 @@ class PerturbationTestJudge(StudentTest):
             if check == "positions":
                 if missed_keys:
                     keys = ", ".join(str(k) for k in sorted(set(missed_keys)))
-                    listing.append(Feedback("lab02.impl.position_leaks", {"positions": keys}))
+                    listing.append(Feedback("lab02.impl.position_leaks",
+                                            {"positions": keys, "count": len(set(missed_keys))}, count="count",
+                                            item=True))
                 for case in missed_faint:
                     listing.append(Feedback("lab02.impl.faint_leak", {"query": case.data["query"],
-                                                                      "key": case.data["key"]}))
+                                                                      "key": case.data["key"]}, item=True))
             elif check == "nan_rule":
                 if not nan_ok:
-                    listing.append(Feedback("lab02.impl.nan_rule"))
+                    listing.append(Feedback("lab02.impl.nan_rule", item=True))
             else:
-                listing.append(Feedback(f"lab02.impl.{check}"))
+                listing.append(Feedback(f"lab02.impl.{check}", item=True))
         return self.diagnose_test(diagnosis, points=float(len(caught)), extra=listing)
 
     def diagnose_test(self, diagnosis: str, points: float = 0.0, extra: list[Feedback] | None = None) -> Result:
@@ -329,12 +333,12 @@ class JacobianLeaksJudge(StudentTest):
                 if not (isinstance(got, Array) and not got.dtype.startswith("numpy.")):
                     expected = "torch.Tensor " + expected
                 return self.result(0, "failed", Feedback("common.failed", {"name": self.id}),
-                                   Feedback("common.wrong_shape", {"case": case.name, "expected": expected,
-                                                                   "got": describe(got)}),
+                                   Feedback("common.wrong_type", {"case": case.shown, "expected": expected,
+                                                                  "got": describe(got)}),
                                    diagnosis="wrong_shape")
             if not self.called(case, output):
                 return self.result(0, "failed", *self.feedback("no_evidence", Feedback("lab02.jacobian_no_call",
-                                                                                       {"case": case.name})),
+                                                                                       {"case": case.shown})),
                                    diagnosis="no_evidence")
             answers.append((case, got.values.astype(bool), want))
         for convention in (lambda w: w, lambda w: w & ~np.tril(np.ones_like(w))):
@@ -357,8 +361,11 @@ class JacobianLeaksJudge(StudentTest):
         impl_key = "position_leak" if case.data.get("base") == POSITION_LEAK else case.data["impl"]
         return self.result(0, "failed", *self.feedback(
             "wrong_values",
-            Feedback("lab02.pattern_wrong", {"case": case.name, "i": index[0], "j": index[1],
+            Feedback("lab02.pattern_wrong", {"case": case.shown, "i": index[0], "j": index[1],
                                              "got": str(bool(answer[index]))}),
             Feedback(f"lab02.impl.{impl_key}", {k: case.data[k] for k in ("query", "key") if k in case.data})),
             diagnosis="wrong_values")
 
+
+
+i18n.NP_("lab02.impl.position_leaks")  # one position, several positions

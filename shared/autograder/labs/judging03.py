@@ -87,7 +87,7 @@ class LabExercise(Judge):
         return self.result(
             0, "failed",
             Feedback("common.failed", {"name": self.id}),
-            Feedback("common.wrong_entry", {"case": case.name, "index": ", ".join(map(str, position)), "got": got}),
+            Feedback("common.wrong_entry", {"case": case.shown, "index": ", ".join(map(str, position)), "got": got}),
             self.pointer(None),
             diagnosis="wrong_values",
         )
@@ -262,16 +262,16 @@ class PrefixTestJudge(LabExercise):
         for case, value in zip(cases, values):
             check = SWEEP if case.data["bug"] in SWEEP_BUGS else case.data["bug"]
             if isinstance(value, dict) and CRASHED in value:  # the test raised on a buggy decoder
-                crashes.setdefault(check, value[CRASHED])
+                crashes.setdefault(check, (case, value[CRASHED]))
                 verdict = None
             elif isinstance(value, dict) and UNSUPPORTED in value:
                 verdict = "unsupported"
             else:
                 verdict = as_bool(value)
                 if verdict is None:
-                    key = "lab03.returned_none" if value is None else "common.wrong_shape"
+                    key = "lab03.returned_none" if value is None else "common.not_a_bool"
                     return self.result(0, "failed", Feedback("common.failed", {"name": self.id}),
-                                       Feedback(key, {"case": case.name, "expected": "bool", "got": describe(value)}),
+                                       Feedback(key, {"case": case.shown, "got": describe(value)}),
                                        Feedback("lab03.wrong_type"), diagnosis="wrong_type")
             if check == SWEEP and verdict is not False:
                 missed_sweep.append((case.data["bug"], tuple(case.data["leak"]), verdict))
@@ -292,7 +292,8 @@ class PrefixTestJudge(LabExercise):
                 positions = sorted({leak[0] for bug, leak, _ in missed_sweep if bug == POSITION_LEAK})
                 if positions:
                     feedback.append(Feedback("lab03.missed.positions",
-                                             {"positions": ", ".join(str(t) for t in positions)}))
+                                             {"positions": ", ".join(str(t) for t in positions),
+                                              "count": len(positions)}, count="count"))
                 for bug, leak, _ in missed_sweep:
                     if bug == FAINT_LEAK:
                         feedback.append(Feedback("lab03.missed.faint_leak", {"position": leak[0], "token": leak[1]}))
@@ -300,8 +301,8 @@ class PrefixTestJudge(LabExercise):
                 feedback.append(Feedback(f"lab03.missed.{check}"))
         said = [v for check in CHECKS for v in verdicts[check]]
         if crashes:
-            check, error = next(iter(crashes.items()))
-            feedback.append(Feedback("lab03.crashes", {"bug": check, "type": error["type"],
+            crashed, error = next(iter(crashes.values()))
+            feedback.append(Feedback("lab03.crashes", {"bug": crashed.shown, "type": error["type"],
                                                        "message": str(error["message"])[:160]}))
             diagnosis = "crashes"
         elif not caught and all(v is True for v in said):
@@ -319,3 +320,6 @@ class PrefixTestJudge(LabExercise):
         feedback.append(self.pointer(diagnosis))
         return self.result(len(caught), "failed", *feedback, diagnosis=diagnosis)
 
+
+
+i18n.NP_("lab03.missed.positions")  # one position, several positions

@@ -106,7 +106,7 @@ class CachedAttentionJudge(LabExercise):
                 swapped_k, swapped_v = reference["swapped"]
                 if close_nan(got[1].values, swapped_k, ATOL) and close_nan(got[2].values, swapped_v, ATOL):
                     return self.diagnosed("cache_order")
-                return self.diagnosed("wrong_cache", case=case.name)
+                return self.diagnosed("wrong_cache", case=case.shown)
         outs = [value[0].values for value in values]
         want = [reference["out"] for reference in references]
         right = [close_nan(g, w, ATOL) for g, w in zip(outs, want)]
@@ -129,6 +129,6 @@ class CachedAttentionJudge(LabExercise):
 
     def wrong_return(self, case: Case, got: Any, expected: str) -> Result:
         return self.result(0, "failed", Feedback("common.failed", {"name": self.id}),
-                           Feedback("common.wrong_shape", {"case": case.name, "expected": expected, "got": describe(got)}),
+                           Feedback("common.wrong_type", {"case": case.shown, "expected": expected, "got": describe(got)}),
                            Feedback("lab04.wrong_return"), diagnosis="wrong_return")
 

@@ -20,6 +20,12 @@ from .tensors import TensorExercise, rng_for, tensor_arg
 # Every T of the taught range is a hidden case (T = 1 included): a mask wrong for one size fails.
 HIDDEN_T = tuple(range(1, 13))
 
+# The stubs' hints (Lab.hint(exercise), which a stub raises in the notebook's language).
+N_(
+    "lab01.hint.causal_mask", "lab01.hint.allowed_mask", "lab01.hint.blocked_mask", "lab01.hint.padding_mask",
+    "lab01.hint.combined_mask", "lab01.hint.sliding_window_mask",
+)
+
 
 # ---------------------------------------------------------------- the masks, in numpy
 def allowed(T: int) -> np.ndarray:
@@ -92,6 +98,7 @@ class CausalMask(TensorExercise):
         ]
 
     special_rule = "nan_in_mask"  # a float mask that holds NaN is named before any slip is tried
+    kind_key = "common.kind.additive_mask"  # a wrong dtype is told what the additive mask is
 
 
 class BoolSquareMask(TensorExercise):

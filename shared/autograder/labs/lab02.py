@@ -217,4 +217,9 @@ N_(
     "lab02.raises_on_bug", "lab02.rows_not_normalised", "lab02.tolerance_too_loose", "lab02.impl.tiny_leak",
 )
 
+# The stubs' hints (Lab.hint(exercise), which a stub raises in the notebook's language).
+N_(
+    "lab02.hint.causal_attention", "lab02.hint.perturbation_test", "lab02.hint.jacobian_leaks",
+)
+
 LAB = LabSpec(id="lab02", exercises=EXERCISES)

@@ -163,6 +163,17 @@ def random_state(rng: np.random.Generator, d_model: int) -> dict[str, np.ndarray
     return state
 
 
+def module_call_name(B: int, T: int, d_model: int, n_heads: int, lengths=None, lengths_as_tensor: bool = False,
+                     side: str = "right") -> str:
+    """A case named by what it passes, as the public cases are: code, the same in every language."""
+    name = f"B={B}, T={T}, d_model={d_model}, n_heads={n_heads}"
+    if lengths is not None:  # without lengths no padding side is passed either (module_case)
+        listed = "[" + ", ".join(str(n) for n in lengths) + "]"
+        name += f", lengths={f'tensor({listed})' if lengths_as_tensor else listed}"
+        name += ", padding_side='left'" if side == "left" else ""
+    return name
+
+
 def module_case(name: str, rng: np.random.Generator, B: int, T: int, d_model: int, n_heads: int,
                 lengths=None, lengths_as_tensor: bool = False, public: bool = True, side: str = "right") -> Case:
     x = f32(rng.normal(size=(B, T, d_model)))  # (B, T, d_model)
@@ -220,16 +231,20 @@ class CausalSelfAttentionExercise(CausalSelfAttentionJudge):
         if seed is not None:
             rng = rng_for(seed, self.id)
             for B, T, d_model, n_heads, lengths, side in self.HIDDEN:
-                cases.append(module_case(f"hidden B={B}, T={T}", rng, B, T, d_model, n_heads, lengths=lengths,
-                                         lengths_as_tensor=bool(rng.integers(0, 2)), public=False, side=side))
+                as_tensor = bool(rng.integers(0, 2))
+                cases.append(module_case(module_call_name(B, T, d_model, n_heads, lengths, as_tensor, side), rng, B, T,
+                                         d_model, n_heads, lengths=lengths, lengths_as_tensor=as_tensor, public=False,
+                                         side=side))
             for number in range(2):
                 n_heads = int(rng.choice([1, 2, 4]))
                 d_model = n_heads * int(rng.integers(2, 4))
                 B, T = int(rng.integers(1, 4)), int(rng.integers(2, 8))
                 lengths = [int(n) for n in rng.integers(1, T + 1, size=B)] if number == 1 else None
                 side = "left" if rng.integers(0, 2) else "right"
-                cases.append(module_case(f"random {number + 1}", rng, B, T, d_model, n_heads, lengths=lengths,
-                                         lengths_as_tensor=bool(rng.integers(0, 2)), public=False, side=side))
+                as_tensor = bool(rng.integers(0, 2))
+                cases.append(module_case(module_call_name(B, T, d_model, n_heads, lengths, as_tensor, side), rng, B, T,
+                                         d_model, n_heads, lengths=lengths, lengths_as_tensor=as_tensor, public=False,
+                                         side=side))
         return cases
 
     def reference(self, case: Case) -> dict:
@@ -380,9 +395,12 @@ class PrefixTestExercise(PrefixTestJudge):
                 label = f"position {leak[0]} reads token {leak[1]}" + (", faintly" if bug == FAINT_LEAK else "")
             if not public:
                 label += f" (vocab_size={vocab}, T={T})"
+            # what the student reads: the decoder described in their language (the name stays the case's id)
+            shown = (f"lab03.case.{bug or 'correct'}",
+                     {"position": leak[0], "token": leak[1]} if leak is not None else {})
             cases.append(Case(label, call, public=public,
                               data={"bug": bug or "correct", "optional": bug is not None, "leak": leak,
-                                    "vocab": vocab, "decoder_seed": decoder_seed}))
+                                    "vocab": vocab, "decoder_seed": decoder_seed}, label=shown))
         return cases
 
     def cases(self, ctx: dict, seed: int | None = None) -> list[Case]:
@@ -426,6 +444,14 @@ N_(
     "lab03.padding_queries", "lab03.padding_side_ignored", "lab03.padding_wrong", "lab03.rejects_correct",
     "lab03.scale_d_model", "lab03.see_lab", "lab03.tolerance_too_loose", "lab03.wrong_axis",
     "lab03.wrong_head_split", "lab03.wrong_triangle",
+    # the decoders' descriptions (Case.label)
+    "lab03.case.correct", "lab03.case.no_mask", "lab03.case.off_by_one", "lab03.case.time_axis_norm",
+    "lab03.case.shifted_input", "lab03.case.position_leak", "lab03.case.faint_leak",
+)
+
+# The stubs' hints (Lab.hint(exercise), which a stub raises in the notebook's language).
+N_(
+    "lab03.hint.CausalSelfAttention", "lab03.hint.prefix_test",
 )
 
 LAB = LabSpec(id="lab03", exercises=EXERCISES)

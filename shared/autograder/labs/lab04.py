@@ -97,13 +97,14 @@ ATTENTION_SLIPS: list[tuple[str, dict]] = [
 ]
 
 
-def attention_case(name: str, q, k, v, past_k=None, past_v=None, public: bool = True) -> Case:
+def attention_case(name: str, q, k, v, past_k=None, past_v=None, public: bool = True,
+                   label: tuple[str, dict] | None = None) -> Case:
     call = {"kind": "call", "target": "cached_attention", "args": [tensor_arg(q), tensor_arg(k), tensor_arg(v)]}
     if past_k is not None:
         call["kwargs"] = {"past_k": tensor_arg(past_k), "past_v": tensor_arg(past_v)}
     elif name.startswith("chunk"):
         call["kwargs"] = {"past_k": None, "past_v": None}
-    return Case(name, call, public=public)
+    return Case(name, call, public=public, label=label)
 
 
 def chunk_cases(rng: np.random.Generator, lead: tuple[int, ...], T: int, d_k: int, d_v: int,
@@ -118,7 +119,8 @@ def chunk_cases(rng: np.random.Generator, lead: tuple[int, ...], T: int, d_k: in
         end = start + size
         past = (K[..., :start, :], V[..., :start, :]) if start else (None, None)
         cases.append(attention_case(f"chunk {number} of ({label}), T={T}", Q[..., start:end, :], K[..., start:end, :],
-                                    V[..., start:end, :], *past, public=public))
+                                    V[..., start:end, :], *past, public=public,
+                                    label=("lab04.case.chunk", {"number": number, "sizes": label, "T": T})))
         start = end
     return cases
 
@@ -139,10 +141,10 @@ class CachedAttentionExercise(CachedAttentionJudge):
         rng = np.random.default_rng(4)
         cases = [
             attention_case("no cache, T=4", f32(rng.normal(size=(4, 3))), f32(rng.normal(size=(4, 3))),
-                           f32(rng.normal(size=(4, 2)))),
+                           f32(rng.normal(size=(4, 2))), label=("lab04.case.no_cache", {"T": 4})),
             attention_case("one new token, T_past=4", f32(rng.normal(size=(2, 1, 3))), f32(rng.normal(size=(2, 1, 3))),
                            f32(rng.normal(size=(2, 1, 2))), f32(rng.normal(size=(2, 4, 3))),
-                           f32(rng.normal(size=(2, 4, 2)))),
+                           f32(rng.normal(size=(2, 4, 2))), label=("lab04.case.one_new_token", {"T_past": 4})),
         ]
         cases += chunk_cases(rng, (2, 2), 7, 4, 3, [1, 3, 3])
         if seed is not None:
@@ -179,6 +181,11 @@ N_(
     "lab04.cache_not_appended", "lab04.cache_order", "lab04.diagonal_masked", "lab04.forgot_scale",
     "lab04.inverted", "lab04.no_mask", "lab04.off_by_one", "lab04.past_blocked", "lab04.past_ignored",
     "lab04.see_lab", "lab04.top_left", "lab04.transposed", "lab04.wrong_axis", "lab04.wrong_cache",
+)
+
+# The stubs' hints (Lab.hint(exercise), which a stub raises in the notebook's language).
+N_(
+    "lab04.hint.kv_cache_mask", "lab04.hint.cached_attention",
 )
 
 LAB = LabSpec(id="lab04", exercises=EXERCISES)

@@ -346,4 +346,10 @@ N_(
     "lab05.window_too_narrow", "lab05.window_too_wide", "lab05.wrong_triangle",
 )
 
+# The stubs' hints (Lab.hint(exercise), which a stub raises in the notebook's language).
+N_(
+    "lab05.hint.document_causal_mask", "lab05.hint.packed_position_ids", "lab05.hint.position_ids_from_mask",
+    "lab05.hint.sink_window_mask", "lab05.hint.packed_attention",
+)
+
 LAB = LabSpec(id="lab05", exercises=EXERCISES)

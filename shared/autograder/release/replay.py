@@ -28,6 +28,11 @@ def plain_array(values: np.ndarray) -> dict:
     return {"values": flat, "bool": bool(is_bool), "shape": list(values.shape)}
 
 
+def _label(case) -> list | None:
+    """The case's description in the reader's language (message key and parameters), as plain data."""
+    return [case.label[0], judging.to_plain(case.label[1])] if case.label else None
+
+
 def _public(exercise: Exercise, ctx: dict) -> list:
     return [case for case in exercise.cases(ctx, None) if case.public]
 
@@ -38,10 +43,10 @@ def record_tensor(exercise: tensors.TensorExercise) -> dict:
     cases = []
     for case in _public(exercise, {}):
         want = exercise.expected(case)
-        cases.append({"name": case.name, "call": case.call, "expected": plain_array(want),
+        cases.append({"name": case.name, "label": _label(case), "call": case.call, "expected": plain_array(want),
                       "slips": [{"diagnosis": name, "value": plain_array(slip), "key": key,
                                  "params": judging.to_plain(params)} for name, slip, key, params in exercise.slips(case)]})
-    return {"mode": "tensor", "expected_kind": exercise.expected_kind, "atol": exercise.atol,
+    return {"mode": "tensor", "expected_kind": exercise.expected_kind, "kind_key": exercise.kind_key, "atol": exercise.atol,
             "slip_atol": exercise.slip_atol, "sections": dict(exercise.sections), "special_rule": exercise.special_rule,
             "cases": cases}
 
@@ -106,7 +111,7 @@ def record_judge(exercise: Exercise) -> dict:
         raise SystemExit(f"release: {exercise.id} has two public cases of one name; the release finds them by name")
     module = judge.__module__.rsplit(".", 1)[-1]
     return {"mode": "judge", "judge": f"{module}.{judge.__name__}",
-            "cases": [{"name": case.name, "call": case.call, "data": judging.to_plain(case.data),
+            "cases": [{"name": case.name, "label": _label(case), "call": case.call, "data": judging.to_plain(case.data),
                        "reference": judging.to_plain(exercise.reference(case)),
                        "slip_references": judging.to_plain(exercise.slip_references(case))} for case in cases]}
 
@@ -129,8 +134,15 @@ def messages() -> dict:
         get_lab(lab_id)
     domains = {domain: {key: {lang: i18n.text(key, lang) for lang in i18n.ALL_LANGS} for key in i18n.keys(domain)}
                for domain in i18n.DOMAINS}
+    plurals: dict[str, dict[str, list[str]]] = {}
+    for key in (key for domain in i18n.DOMAINS for key in i18n.keys(domain)):
+        for lang in i18n.ALL_LANGS:
+            forms = i18n.plural_forms(key, lang)
+            if forms:
+                plurals.setdefault(key, {})[lang] = list(forms)
     return {"langs": list(i18n.LANGS), "all_langs": list(i18n.ALL_LANGS), "names": dict(i18n.LANGUAGE_NAMES),
-            "decimal_comma": [lang for lang in i18n.ALL_LANGS if i18n.decimal_comma(lang)], "domains": domains}
+            "decimal_comma": [lang for lang in i18n.ALL_LANGS if i18n.decimal_comma(lang)], "domains": domains,
+            "plurals": plurals, "plural_rules": {lang: i18n.plural_rule(lang) for lang in i18n.ALL_LANGS}}
 
 
 def dump(path: Path, data) -> None:

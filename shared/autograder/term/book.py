@@ -22,8 +22,14 @@ from .overrides import LATE_DAYS, Override
 
 
 def render(key: str, **params) -> dict[str, str]:
-    """The message in every language, as records keep their texts."""
+    """The message in every language, as records keep their texts. A plural message (NP_) takes the form its
+    parameter `count` asks for, so that a note kept as (key, params) renders right wherever it is read."""
+    if i18n.plural_forms(key, i18n.DEFAULT_LANG):
+        return {lang: i18n.tn(key, lang, float(params["count"]), **params) for lang in i18n.LANGS}
     return {lang: i18n.t(key, lang, **params) for lang in i18n.LANGS}
+
+
+i18n.NP_("term.note.late", "term.note.superseded")
 
 UNMATCHED_CSV = "unmatched.csv"
 
@@ -134,8 +140,8 @@ def build(ctx: Context, person: Person, record: dict | None, meta: dict) -> Buil
             notes.append(render("term.note.late_flag", percent=_fmt(assessed.penalty_percent), raw=_fmt(raw),
                                 score=_fmt(score)))
         else:
-            notes.append(render("term.note.late", days=assessed.late_days, percent=_fmt(assessed.penalty_percent),
-                                raw=_fmt(raw), score=_fmt(score)))
+            notes.append(render("term.note.late", count=assessed.late_days, days=assessed.late_days,
+                                percent=_fmt(assessed.penalty_percent), raw=_fmt(raw), score=_fmt(score)))
     superseded = list(meta.get("superseded") or [])
     if superseded:
         notes.append(render("term.note.superseded", count=len(superseded)))

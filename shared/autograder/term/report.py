@@ -298,10 +298,9 @@ def build(folder: Path, lang: str = "en") -> str:
     forbidden = []
     for row in rows:
         for exercise_id, used in (row.get("forbidden") or {}).items():
-            forbidden.append("<li class='forbidden'>" + e(t("term.report.forbidden", student=_who(row),
-                                                            exercise=exercise_id, names=", ".join(used),
-                                                            penalised=t("term.report.penalised") if penalised else ""))
-                             + "</li>")
+            key = "term.report.forbidden_penalised" if penalised else "term.report.forbidden"  # one sentence each
+            forbidden.append("<li class='forbidden'>" + e(t(key, student=_who(row), exercise=exercise_id,
+                                                            names=", ".join(used))) + "</li>")
     if forbidden:
         parts.append("<ul class='flags'>" + "".join(forbidden) + "</ul>")
     if not groups and not forbidden:

@@ -6,6 +6,7 @@ the release needs no Babel.
 """
 from __future__ import annotations
 
+import gettext
 import json
 from pathlib import Path
 
@@ -19,6 +20,9 @@ DEFAULT_LANG = "en"
 LANG_ENV = "LABBOOK_LANG"
 _DOMAINS: dict[str, dict[str, dict[str, str]]] = _DATA["domains"]
 _DECIMAL_COMMA: frozenset[str] = frozenset(_DATA["decimal_comma"])
+# Plural messages: key -> {lang: [forms]}, and each language's gettext rule that picks a form for a count.
+_PLURALS: dict[str, dict[str, list[str]]] = _DATA.get("plurals", {})
+_RULES: dict[str, str] = _DATA.get("plural_rules", {})
 
 
 def decimal_comma(lang: str) -> bool:
@@ -27,6 +31,10 @@ def decimal_comma(lang: str) -> bool:
 
 
 def N_(*keys: str) -> tuple[str, ...]:
+    return keys
+
+
+def NP_(*keys: str) -> tuple[str, ...]:
     return keys
 
 
@@ -50,6 +58,24 @@ def text(key: str, lang: str) -> str:
 
 def t(key: str, lang: str, **params) -> str:
     return text(key, lang).format(**params)
+
+
+def plural_index(rule: str, n: float) -> int:
+    if n != int(n):
+        return -1
+    return gettext.c2py(rule)(int(n))
+
+
+def plural_text(key: str, lang: str, n: float) -> str:
+    forms = _PLURALS.get(key, {})
+    code = lang if forms.get(lang) else DEFAULT_LANG
+    if not forms.get(code):
+        raise KeyError(f"no plural message {key!r} in this release")
+    return forms[code][plural_index(_RULES.get(code, "(n != 1)"), n)]
+
+
+def tn(key: str, lang: str, n: float, **params) -> str:
+    return plural_text(key, lang, n).format(**params)
 
 
 def keys(domain: str | None = None) -> list[str]:

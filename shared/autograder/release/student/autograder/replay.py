@@ -24,6 +24,11 @@ from .exercise import Case, Exercise
 from .labs.judging import TensorExercise, from_plain
 
 
+def _label(record: dict) -> tuple[str, dict] | None:
+    label = record.get("label")
+    return (label[0], dict(label[1])) if label else None
+
+
 def array_from(data: dict) -> np.ndarray:
     values = np.array(data["values"], dtype=bool if data["bool"] else float)
     return values.reshape(data["shape"])
@@ -36,11 +41,12 @@ class TensorReplay(TensorExercise):
         self.id, self.points, self.section, self.kind = data["id"], data["points"], data["section"], data["kind"]
         self.recorded = data  # not `self.data`: numpy < 2 lets a fuzzed ndarray "self" have its buffer replaced
         self.expected_kind, self.atol, self.slip_atol = data["expected_kind"], data["atol"], data["slip_atol"]
+        self.kind_key = data.get("kind_key")
         self.sections, self.special_rule = data["sections"], data["special_rule"]
         self._records = {record["name"]: record for record in data["cases"]}
 
     def cases(self, ctx, seed=None):
-        return [Case(case["name"], case["call"]) for case in self.recorded["cases"]]
+        return [Case(case["name"], case["call"], label=_label(case)) for case in self.recorded["cases"]]
 
     def expected(self, case: Case) -> np.ndarray:
         return array_from(self._records[case.name]["expected"])
@@ -61,7 +67,8 @@ class RecordedReferences:
         self._functions: dict[str, Any] = {}
 
     def cases(self, ctx, seed=None):
-        return [Case(record["name"], record["call"], data=record["data"]) for record in self.recorded["cases"]]
+        return [Case(record["name"], record["call"], data=record["data"], label=_label(record))
+                for record in self.recorded["cases"]]
 
     def reference(self, case: Case):
         return self._references[case.name][0]
