@@ -658,6 +658,36 @@ def cuts_the_sequence(model_fn, vocab_size, T=8, seed=0):
     return all(torch.allclose(model_fn(ids[:, : t + 1]), full[:, : t + 1], atol=1e-5) for t in range(T - 1))
 
 
+def exact_at_one_shape(model_fn, vocab_size, T=8, seed=0):
+    """The lab's prefix test with torch.equal: every run has the shape (2, T)."""
+    g = torch.Generator().manual_seed(seed)
+    ids = torch.randint(0, vocab_size, (2, T), generator=g)
+    base = model_fn(ids)
+    for t in range(T - 1):
+        changed = ids.clone()
+        changed[:, t + 1:] = (ids[:, t + 1:] + torch.randint(1, vocab_size, (2, T - t - 1), generator=g)) % vocab_size
+        if not torch.equal(model_fn(changed)[:, : t + 1], base[:, : t + 1]):
+            return False
+    return True
+
+
+def cuts_exactly(model_fn, vocab_size, T=8, seed=0):
+    """Chapter 07's cut with torch.equal: the shapes change, so does float32 rounding."""
+    ids = torch.randint(0, vocab_size, (1, T), generator=torch.Generator().manual_seed(seed))
+    full = model_fn(ids)
+    return all(torch.equal(model_fn(ids[:, : t + 1]), full[:, : t + 1]) for t in range(T - 1))
+
+
+def test_exact_comparison_is_right_at_one_shape_and_wrong_across_shapes():
+    """technical-2 (c), the borderline case the lab's §3 now explains: torch.equal is a fine comparison when
+    both runs have the same shape, and calls the correct decoder leaky when the sequence is cut."""
+    for seed in (None, 2):
+        exact = grade({**solved(), "prefix_test": exact_at_one_shape}, exercise="prefix_test", seed=seed)
+        assert (exact["prefix_test"].status, exact["prefix_test"].points) == ("passed", 5), seed
+        cut = grade({**solved(), "prefix_test": cuts_exactly}, exercise="prefix_test", seed=seed)["prefix_test"]
+        assert (cut.points, cut.diagnosis) == (0, "always_false"), (seed, cut.render("en"))
+
+
 def test_cutting_the_sequence_after_t_is_a_correct_prefix_test_too():
     result = grade({**solved(), "prefix_test": cuts_the_sequence}, exercise="prefix_test", seed=5)["prefix_test"]
     assert result.status == "passed" and result.points == 5, result.render("en")
