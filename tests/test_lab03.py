@@ -2,8 +2,13 @@
 every diagnosis is triggered by a wrong implementation written here in torch (as a student would
 write it), and the tiny decoders that grade prefix_test are tested themselves.
 """
+import inspect
+import json
 import math
+import subprocess
+import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,6 +21,7 @@ from autograder.exercise import Array, Case
 from autograder.grading import grade_lab
 from autograder.labs import lab03
 from autograder.runtime import run_call
+from corpus.notebooks import with_definition
 
 pytestmark = pytest.mark.lab03
 
@@ -1307,3 +1313,35 @@ def test_two_leaky_decoders_that_differ_only_in_their_leak_never_share_trusted_o
     output = {"calls": [[base, changed]]}
     assert exercise.witnessed(reads_1, output) is True
     assert exercise.witnessed(reads_2, output) is False
+
+
+# ---------------------------------------------------------------- technical-2 (c), through the batch grader
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_review_s_notebooks_lose_points_in_the_batch_grader_with_its_seed(tmp_path):
+    """The review graded its two false positives with `python -m autograder grade lab03 ... --seed 11`: the
+    adjacent-only prefix test (5/5 then) and the mask on the query axis (10/10 then). Both lose points there
+    now, with their own diagnoses; the solution keeps 10/10, and every one of its cells runs in the grader's
+    sandbox, where `autograder` is an inert stand-in (a cell that indexes what it returns would raise)."""
+    solution = json.loads((ROOT / "solutions" / "en" / "lab03_multi_head.ipynb").read_text(encoding="utf-8"))
+    adjacent = inspect.getsource(adjacent_only).replace("def adjacent_only(", "def prefix_test(")
+    key_axis = "allowed = allowed & real[:, None, None, :]"
+    assert json.dumps(solution).count(key_axis) == 1
+    books = {"solution": solution, "adjacent_only": with_definition(solution, "prefix_test", adjacent),
+             "query_axis": json.loads(json.dumps(solution).replace(key_axis, "allowed = allowed & real[:, None, :, None]"))}
+    for name, book in books.items():
+        (tmp_path / f"{name}.ipynb").write_text(json.dumps(book), encoding="utf-8")
+    run = subprocess.run([sys.executable, "-m", "autograder", "grade", "lab03", str(tmp_path), "--out",
+                          str(tmp_path / "out"), "--seed", "11", "--jobs", "2"], cwd=ROOT, capture_output=True,
+                         text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    entries = {e["student"]: e for e in json.loads((tmp_path / "out" / "grades.json").read_text())["submissions"]}
+    graded = {name: {exercise: (result["points"], result["diagnosis"]) for exercise, result in e["exercises"].items()}
+              for name, e in entries.items()}
+    assert graded == {
+        "solution": {"CausalSelfAttention": (5, None), "prefix_test": (5, None)},
+        "adjacent_only": {"CausalSelfAttention": (5, None), "prefix_test": (4, "only_next_token")},
+        "query_axis": {"CausalSelfAttention": (3, "padding_queries"), "prefix_test": (5, None)},
+    }
+    assert [e["cells"] for e in entries.values()] == [[], [], []]
