@@ -805,7 +805,11 @@ def test_the_adjacent_only_prefix_test_loses_the_sweep_whatever_the_seed(seed):
              "hi-Latn": "usse aage ka ek bhi nahi"}
     for lang, text in texts.items():
         assert text in result.render(lang), (lang, result.render(lang))
-    assert "(position 0 reads token " in result.render("en")  # an example from the cases it accepted
+    # The example is the first single-position leak from farther ahead that it accepted (here: every one).
+    cases = lab03.LAB.exercise("prefix_test").cases({}, seed=seed)
+    t, s = min(tuple(c.data["leak"]) for c in cases
+               if c.data["bug"] == lab03.POSITION_LEAK and c.data["leak"][1] - c.data["leak"][0] > 1)
+    assert f"(position {t} reads token {s}, for one)" in result.render("en")
 
 
 def test_the_lab_s_own_middle_leak_is_in_the_sweep_public_and_hidden():
@@ -814,7 +818,9 @@ def test_the_lab_s_own_middle_leak_is_in_the_sweep_public_and_hidden():
         middle = [(c.public, c.call["kwargs"]["T"], tuple(c.data["leak"])) for c in cases
                   if c.data["bug"] == lab03.MIDDLE_LEAK]
         expected = [(True, 8, (0, 4))] + ([(False, 10, (0, 5))] if seed is not None else [])
-        assert middle == expected
+        assert middle == expected and all(type(token) is int for _, _, (_, token) in middle)
+        assert [c.name for c in cases if c.data["bug"] == lab03.MIDDLE_LEAK][0] == \
+            "middle_leak: position 0 reads token T // 2 = 4"
 
 
 def skips_pair(position, token):
