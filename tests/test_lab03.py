@@ -2,8 +2,13 @@
 every diagnosis is triggered by a wrong implementation written here in torch (as a student would
 write it), and the tiny decoders that grade prefix_test are tested themselves.
 """
+import inspect
+import json
 import math
+import subprocess
+import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,6 +21,7 @@ from autograder.exercise import Array, Case, Feedback
 from autograder.grading import grade_lab
 from autograder.labs import lab03
 from autograder.runtime import run_call
+from corpus.notebooks import with_definition
 
 pytestmark = pytest.mark.lab03
 
@@ -575,8 +581,8 @@ PREFIX_SLIPS = [
                              "lanzó una excepción AssertionError en lugar de devolver False")),
     (only_position_t, "missed_positions", 4, ("a single position reads a later token, at positions 0, ",
                                               "una sola posición lee un token posterior, en las posiciones 0, ")),
-    (adjacent_only, "missed_positions", 4, ("or changing only the next token, is not enough",
-                                            "o cambiar solo el token siguiente, no basta")),
+    (adjacent_only, "only_next_token", 4, ("It catches every leak from the very next token and none from farther ahead",
+                                           "Detecta todas las fugas que vienen del token inmediatamente siguiente")),
     (loose_tolerance, "tolerance_too_loose", 4, ("It accepted the faint leak", "Aceptó la fuga débil")),
     (skips_next_token, "missed_bugs", 2, ("Each decoder it accepted", "Cada decodificador que aceptó")),
     (returns_none, "wrong_type", 0, ("for “correct decoder” your test returned None instead of a bool: did you forget "
@@ -626,7 +632,7 @@ def test_missed_bugs_are_named_in_the_feedback():
     result = grade({**solved(), "prefix_test": always_true}, exercise="prefix_test")["prefix_test"]
     text = result.render("en")
     for named in ("the decoder without a mask", "the off-by-one mask", "the normalisation over the time axis",
-                  "the input pipeline shifted the wrong way"):  # one per bug of lab03.BUGS, written out
+                  "the input shifted inside the model"):  # one per bug of lab03.BUGS, written out
         assert f"Your test said True for {named}" in text, (named, text)
     assert len(lab03.BUGS) == 4
 
@@ -659,6 +665,36 @@ def cuts_the_sequence(model_fn, vocab_size, T=8, seed=0):
     ids = torch.randint(0, vocab_size, (1, T), generator=torch.Generator().manual_seed(seed))
     full = model_fn(ids)  # (1, T, vocab)
     return all(torch.allclose(model_fn(ids[:, : t + 1]), full[:, : t + 1], atol=1e-5) for t in range(T - 1))
+
+
+def exact_at_one_shape(model_fn, vocab_size, T=8, seed=0):
+    """The lab's prefix test with torch.equal: every run has the shape (2, T)."""
+    g = torch.Generator().manual_seed(seed)
+    ids = torch.randint(0, vocab_size, (2, T), generator=g)
+    base = model_fn(ids)
+    for t in range(T - 1):
+        changed = ids.clone()
+        changed[:, t + 1:] = (ids[:, t + 1:] + torch.randint(1, vocab_size, (2, T - t - 1), generator=g)) % vocab_size
+        if not torch.equal(model_fn(changed)[:, : t + 1], base[:, : t + 1]):
+            return False
+    return True
+
+
+def cuts_exactly(model_fn, vocab_size, T=8, seed=0):
+    """Chapter 07's cut with torch.equal: the shapes change, so does float32 rounding."""
+    ids = torch.randint(0, vocab_size, (1, T), generator=torch.Generator().manual_seed(seed))
+    full = model_fn(ids)
+    return all(torch.equal(model_fn(ids[:, : t + 1]), full[:, : t + 1]) for t in range(T - 1))
+
+
+def test_exact_comparison_is_right_at_one_shape_and_wrong_across_shapes():
+    """technical-2 (c), the borderline case the lab's §3 now explains: torch.equal is a fine comparison when
+    both runs have the same shape, and calls the correct decoder leaky when the sequence is cut."""
+    for seed in (None, 2):
+        exact = grade({**solved(), "prefix_test": exact_at_one_shape}, exercise="prefix_test", seed=seed)
+        assert (exact["prefix_test"].status, exact["prefix_test"].points) == ("passed", 5), seed
+        cut = grade({**solved(), "prefix_test": cuts_exactly}, exercise="prefix_test", seed=seed)["prefix_test"]
+        assert (cut.points, cut.diagnosis) == (0, "always_false"), (seed, cut.render("en"))
 
 
 def test_cutting_the_sequence_after_t_is_a_correct_prefix_test_too():
@@ -699,7 +735,8 @@ def test_hidden_cases_use_other_vocabularies_lengths_and_weights():
     hidden = [c for c in cases if not c.public]
     T = hidden[0].call["kwargs"]["T"]
     leaks = [c.data["leak"] for c in hidden if c.data["bug"] == lab03.POSITION_LEAK]
-    assert len(hidden) == 1 + len(lab03.BUGS) + len(leaks) + 1  # the correct decoder, the bugs, the sweep, a faint leak
+    # the correct decoder, the bugs, the sweep, the middle leak, a faint leak
+    assert len(hidden) == 1 + len(lab03.BUGS) + len(leaks) + 1 + 1
     assert {t for t, _ in leaks} == set(range(T - 1))  # a single-position leak at each t = 0 … T-2
     assert hidden[0].call["kwargs"]["T"] != 8 or hidden[0].call["args"][1] != lab03.PUBLIC_VOCAB
     results = grade({**solved(), "prefix_test": last_token_only}, exercise="prefix_test", seed=11)
@@ -742,11 +779,18 @@ def test_a_prefix_test_that_calls_by_keyword_keeps_its_evidence():
 # ---------------------------------------------------------------- the sweep: every position, distance and token
 @pytest.mark.parametrize("T", [2, 3, 5, 8, 10, 13])
 def test_the_sweep_has_every_next_token_leak_and_every_distance_whatever_the_draw(T):
+    sources = {t: set() for t in range(T - 2)}
     for draw in range(30):
         leaks = lab03.sweep_leaks(T, np.random.default_rng(draw))
-        assert all(0 <= t < s < T for t, s in leaks)
+        assert all(0 <= t < s < T for t, s in leaks) and len(set(leaks)) == len(leaks)
         assert {(t, t + 1) for t in range(T - 1)} <= set(leaks)  # only prefix length t + 1 shows (t, t + 1)
-        assert sorted(s - t for t, s in leaks if s - t > 1) == list(range(2, T))  # every longer distance once
+        assert {s - t for t, s in leaks if s - t > 1} == set(range(2, T))  # every longer distance
+        for t in sources:  # technical-2 (c): a leak from farther ahead at every position that has one
+            farther = [s for u, s in leaks if u == t and s > t + 1]
+            assert farther, (t, leaks)
+            sources[t].update(farther)
+    for t, seen in sources.items():  # the farther source is drawn, from all of t + 2 … T-1
+        assert seen == set(range(t + 2, T)), (t, seen)
 
 
 def test_the_sweep_is_drawn_per_seed():
@@ -759,8 +803,75 @@ def test_the_sweep_is_drawn_per_seed():
 
 @pytest.mark.parametrize("seed", [None, 1, 5, 9])  # whatever the draw: see test_the_sweep_has_every_...
 def test_the_adjacent_only_prefix_test_loses_the_sweep_whatever_the_seed(seed):
-    """technical-2 (c), false positive 1: it scored 5/5 when every sweep leak read token t + 1."""
+    """technical-2 (c), false positive 1: it scored 5/5 when every sweep leak read token t + 1. Now it misses
+    exactly the leaks from farther ahead, and is told so in every language."""
     result = grade({**solved(), "prefix_test": adjacent_only}, exercise="prefix_test", seed=seed)["prefix_test"]
+    assert (result.points, result.diagnosis) == (4, "only_next_token"), result.render("en")
+    texts = {"en": "none from farther ahead", "es": "ninguna de más adelante", "de": "keines von weiter vorn",
+             "hi-Latn": "usse aage ka ek bhi nahi"}
+    for lang, text in texts.items():
+        assert text in result.render(lang), (lang, result.render(lang))
+    # The example is the first single-position leak from farther ahead that it accepted (here: every one).
+    cases = lab03.LAB.exercise("prefix_test").cases({}, seed=seed)
+    t, s = min(tuple(c.data["leak"]) for c in cases
+               if c.data["bug"] == lab03.POSITION_LEAK and c.data["leak"][1] - c.data["leak"][0] > 1)
+    assert f"(position {t} reads token {s}, for one)" in result.render("en")
+
+
+def test_the_lab_s_own_middle_leak_is_in_the_sweep_public_and_hidden():
+    for seed in (None, 3):
+        cases = lab03.LAB.exercise("prefix_test").cases({}, seed=seed)
+        middle = [(c.public, c.call["kwargs"]["T"], tuple(c.data["leak"])) for c in cases
+                  if c.data["bug"] == lab03.MIDDLE_LEAK]
+        expected = [(True, 8, (0, 4))] + ([(False, 10, (0, 5))] if seed is not None else [])
+        assert middle == expected and all(type(token) is int for _, _, (_, token) in middle)
+        assert [c.name for c in cases if c.data["bug"] == lab03.MIDDLE_LEAK][0] == \
+            "middle_leak: position 0 reads token T // 2 = 4"
+
+
+def skips_pair(position, token):
+    def prefix_test_without_one_pair(model_fn, vocab_size, T=8, seed=0):
+        """Changes each later token alone and compares position t, except token `token` at `position`."""
+        ids = torch.randint(0, vocab_size, (1, T), generator=torch.Generator().manual_seed(seed))
+        base = model_fn(ids)[0]  # (T, vocab)
+        for t in range(T - 1):
+            for s in range(t + 1, T):
+                if (t, s) == (position, token if token >= 0 else T + token):
+                    continue
+                changed = ids.clone()
+                changed[0, s] = (ids[0, s] + 1) % vocab_size
+                if not torch.allclose(model_fn(changed)[0, t], base[t], atol=1e-5):
+                    return False
+        return True
+
+    return prefix_test_without_one_pair
+
+
+def test_a_test_blind_to_the_middle_token_at_position_0_is_told_of_the_middle_leak():
+    """The middle leak joins the sweep: a test that never looks at position 0 when token T // 2 changes loses it."""
+    result = grade({**solved(), "prefix_test": skips_pair(0, 4)}, exercise="prefix_test")["prefix_test"]
+    assert (result.points, result.diagnosis) == (4, "missed_positions"), result.render("en")
+    assert "the leak from one middle token" in result.render("en")
+
+
+def far_only_at_position_zero(model_fn, vocab_size, T=8, seed=0):
+    """Next-token leaks at every t, farther tokens only at position 0: blind to a farther leak at t >= 1."""
+    ids = torch.randint(0, vocab_size, (1, T), generator=torch.Generator().manual_seed(seed))
+    base = model_fn(ids)[0]  # (T, vocab)
+    pairs = [(t, t + 1) for t in range(T - 1)] + [(0, s) for s in range(2, T)]
+    for t, s in pairs:
+        changed = ids.clone()
+        changed[0, s] = (ids[0, s] + 1) % vocab_size
+        if not torch.allclose(model_fn(changed)[0, t], base[t], atol=1e-5):
+            return False
+    return True
+
+
+@pytest.mark.parametrize("seed", [None, 2, 6])
+def test_a_farther_leak_is_drawn_at_every_position_so_checking_it_at_position_0_alone_fails(seed):
+    """Every distance at position 0 is not enough: each t >= 1 gets a leak from farther ahead too."""
+    result = grade({**solved(), "prefix_test": far_only_at_position_zero}, exercise="prefix_test", seed=seed)[
+        "prefix_test"]
     assert (result.points, result.diagnosis) == (4, "missed_positions"), result.render("en")
 
 
@@ -1098,6 +1209,8 @@ def test_the_prefix_test_cases_are_labelled_after_their_decoder_and_marked_optio
         bug, leak = case.data["bug"], case.data["leak"]
         label = bug if leak is None else f"position {leak[0]} reads token {leak[1]}"
         label += ", faintly" if bug == lab03.FAINT_LEAK else ""
+        if bug == lab03.MIDDLE_LEAK:
+            label = f"middle_leak: position 0 reads token T // 2 = {leak[1]}"
         if not case.public:
             label += f" (vocab_size={case.call['args'][1]}, T={case.call['kwargs']['T']})"
         assert case.name == label
@@ -1185,6 +1298,7 @@ def test_a_crash_on_one_decoder_is_reported_after_every_other_miss(public_runs, 
         ("lab03.passed_checks", {"caught": 0, "total": 5}),
         ("lab03.missed.off_by_one", {}), ("lab03.missed.time_axis_norm", {}), ("lab03.missed.shifted_input", {}),
         ("lab03.missed.positions", {"positions": "0, 1, 2, 3, 4, 5, 6", "count": 7}),  # every t of T = 8 has a leak
+        ("lab03.missed.middle_leak", {"token": 4}),  # T // 2 of T = 8
         ("lab03.missed.faint_leak", {"position": faint[0], "token": faint[1]}),
         ("lab03.crashes", {"bug": Feedback("lab03.case.no_mask", {}), **crash}),  # the decoder described
         ("lab03.see_lab", {"section": "3"})]
@@ -1213,3 +1327,35 @@ def test_two_leaky_decoders_that_differ_only_in_their_leak_never_share_trusted_o
     output = {"calls": [[base, changed]]}
     assert exercise.witnessed(reads_1, output) is True
     assert exercise.witnessed(reads_2, output) is False
+
+
+# ---------------------------------------------------------------- technical-2 (c), through the batch grader
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_review_s_notebooks_lose_points_in_the_batch_grader_with_its_seed(tmp_path):
+    """The review graded its two false positives with `python -m autograder grade lab03 ... --seed 11`: the
+    adjacent-only prefix test (5/5 then) and the mask on the query axis (10/10 then). Both lose points there
+    now, with their own diagnoses; the solution keeps 10/10, and every one of its cells runs in the grader's
+    sandbox, where `autograder` is an inert stand-in (a cell that indexes what it returns would raise)."""
+    solution = json.loads((ROOT / "solutions" / "en" / "lab03_multi_head.ipynb").read_text(encoding="utf-8"))
+    adjacent = inspect.getsource(adjacent_only).replace("def adjacent_only(", "def prefix_test(")
+    key_axis = "allowed = allowed & real[:, None, None, :]"
+    assert json.dumps(solution).count(key_axis) == 1
+    books = {"solution": solution, "adjacent_only": with_definition(solution, "prefix_test", adjacent),
+             "query_axis": json.loads(json.dumps(solution).replace(key_axis, "allowed = allowed & real[:, None, :, None]"))}
+    for name, book in books.items():
+        (tmp_path / f"{name}.ipynb").write_text(json.dumps(book), encoding="utf-8")
+    run = subprocess.run([sys.executable, "-m", "autograder", "grade", "lab03", str(tmp_path), "--out",
+                          str(tmp_path / "out"), "--seed", "11", "--jobs", "2"], cwd=ROOT, capture_output=True,
+                         text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    entries = {e["student"]: e for e in json.loads((tmp_path / "out" / "grades.json").read_text())["submissions"]}
+    graded = {name: {exercise: (result["points"], result["diagnosis"]) for exercise, result in e["exercises"].items()}
+              for name, e in entries.items()}
+    assert graded == {
+        "solution": {"CausalSelfAttention": (5, None), "prefix_test": (5, None)},
+        "adjacent_only": {"CausalSelfAttention": (5, None), "prefix_test": (4, "only_next_token")},
+        "query_axis": {"CausalSelfAttention": (3, "padding_queries"), "prefix_test": (5, None)},
+    }
+    assert [e["cells"] for e in entries.values()] == [[], [], []]

@@ -43,6 +43,7 @@ CHAPTER_SECTIONS = {
     "always_false": "07 §6",
     "rejects_correct": "07 §6",
     "missed_positions": "07 §6",
+    "only_next_token": "07 §6",
     "tolerance_too_loose": "07 §6",
     "no_evidence": "07 §2",
 }
@@ -56,7 +57,8 @@ PADDING_SLIPS = ("mask_batch_on_heads", "padding_side_ignored", "padding_ignored
 BUGS: tuple[str, ...] = ("no_mask", "off_by_one", "time_axis_norm", "shifted_input")
 POSITION_LEAK = "position_leak"
 FAINT_LEAK = "faint_leak"
-SWEEP_BUGS = (POSITION_LEAK, FAINT_LEAK)
+MIDDLE_LEAK = "middle_leak"  # the lab's own demonstration decoder (§4): position 0 reads token T // 2
+SWEEP_BUGS = (POSITION_LEAK, FAINT_LEAK, MIDDLE_LEAK)
 SWEEP = "positions"
 CHECKS: tuple[str, ...] = BUGS + (SWEEP,)
 CRASHED = "__prefix_test_crashed__"  # marks, in the judged values, a buggy decoder the test raised on
@@ -204,9 +206,11 @@ class PrefixTestJudge(LabExercise):
 
     Five points: one per whole-model bug (BUGS) and one for the position
     sweep: decoders in which one position t also reads one later token s,
-    at every t = 0 … T-2 and of every distance s - t, placed per seed
-    (lab03.sweep_leaks), and one decoder whose leak is faint (below 1e-3, far
-    above rounding); all of them must be rejected. A rejection counts only
+    s = t + 1 at every t, a farther s at every t, and every distance s - t,
+    drawn per seed (lab03.sweep_leaks), the lab's middle leak, and one decoder
+    whose leak is faint (below 1e-3, far above rounding); all of them must be
+    rejected. A test that catches the next-token leaks and none of the farther
+    ones gets its own diagnosis (only_next_token). A rejection counts only
     when the test's own recorded calls show the leak (two inputs that agree up
     to t whose logits at or before t differ, on the grader's copy of the
     decoder: trusted_function). Nothing counts unless the correct decoder gets True.
@@ -216,8 +220,8 @@ class PrefixTestJudge(LabExercise):
     points = len(CHECKS)
     section = "07 §2"
     lab_section = "3"
-    diagnoses = ("always_true", "always_false", "rejects_correct", "missed_positions", "tolerance_too_loose",
-                 "crashes", "missed_bugs", "wrong_type", "no_evidence")
+    diagnoses = ("always_true", "always_false", "rejects_correct", "missed_positions", "only_next_token",
+                 "tolerance_too_loose", "crashes", "missed_bugs", "wrong_type", "no_evidence")
 
     def reference(self, case: Case) -> Any:
         return None  # the decoder the test is run on, trusted_function(case), is all the reference
@@ -259,6 +263,7 @@ class PrefixTestJudge(LabExercise):
         crashes = {}
         verdicts: dict[str, list] = {}
         missed_sweep: list[tuple[str, tuple[int, int], Any]] = []  # (bug, leak, verdict) of the sweep's misses
+        distant: set[tuple[str, tuple[int, int]]] = set()  # (bug, leak): the sweep's leaks from 2+ tokens ahead
         for case, value in zip(cases, values):
             check = SWEEP if case.data["bug"] in SWEEP_BUGS else case.data["bug"]
             if isinstance(value, dict) and CRASHED in value:  # the test raised on a buggy decoder
@@ -273,6 +278,8 @@ class PrefixTestJudge(LabExercise):
                     return self.result(0, "failed", Feedback("common.failed", {"name": self.id}),
                                        Feedback(key, {"case": case.shown, "got": describe(value)}),
                                        Feedback("lab03.wrong_type"), diagnosis="wrong_type")
+            if check == SWEEP and case.data["leak"][1] - case.data["leak"][0] > 1:
+                distant.add((case.data["bug"], tuple(case.data["leak"])))
             if check == SWEEP and verdict is not False:
                 missed_sweep.append((case.data["bug"], tuple(case.data["leak"]), verdict))
             verdicts.setdefault(check, []).append(verdict)
@@ -297,6 +304,8 @@ class PrefixTestJudge(LabExercise):
                 for bug, leak, _ in missed_sweep:
                     if bug == FAINT_LEAK:
                         feedback.append(Feedback("lab03.missed.faint_leak", {"position": leak[0], "token": leak[1]}))
+                    elif bug == MIDDLE_LEAK:
+                        feedback.append(Feedback("lab03.missed.middle_leak", {"token": leak[1]}))
             else:
                 feedback.append(Feedback(f"lab03.missed.{check}"))
         said = [v for check in CHECKS for v in verdicts[check]]
@@ -311,11 +320,16 @@ class PrefixTestJudge(LabExercise):
             diagnosis = "no_evidence"
         elif missed == [SWEEP] and all(bug == FAINT_LEAK for bug, _, _ in missed_sweep):
             diagnosis = "tolerance_too_loose"  # every leak caught but the faint one: the comparison is too lax
+        elif missed == [SWEEP] and {(bug, leak) for bug, leak, _ in missed_sweep} == distant:
+            diagnosis = "only_next_token"  # blind to exactly the leaks from two or more tokens ahead
         elif missed == [SWEEP]:
             diagnosis = "missed_positions"
         else:
             diagnosis = "missed_bugs"
-        if diagnosis != "crashes":
+        if diagnosis == "only_next_token":
+            position, token = min(leak for bug, leak, _ in missed_sweep if bug == POSITION_LEAK)  # the first, as an example
+            feedback.append(Feedback("lab03.only_next_token", {"position": position, "token": token}))
+        elif diagnosis != "crashes":
             feedback.append(Feedback(f"lab03.{diagnosis}"))
         feedback.append(self.pointer(diagnosis))
         return self.result(len(caught), "failed", *feedback, diagnosis=diagnosis)

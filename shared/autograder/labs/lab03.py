@@ -29,8 +29,8 @@ from ..i18n import N_
 from ..exercise import Case, Exercise
 from . import LabSpec
 from .judging import close_nan  # noqa: F401  (the lab's tests read the judges' names here)
-from .judging03 import (ATOL, BUGS, CHAPTER_SECTIONS, FAINT_LEAK, PADDING_SLIPS, POSITION_LEAK,  # noqa: F401
-                        SWEEP_BUGS, CausalSelfAttentionJudge, PrefixTestJudge, real_positions, real_rows)
+from .judging03 import (ATOL, BUGS, CHAPTER_SECTIONS, FAINT_LEAK, MIDDLE_LEAK, PADDING_SLIPS,  # noqa: F401
+                        POSITION_LEAK, SWEEP_BUGS, CausalSelfAttentionJudge, PrefixTestJudge, real_positions, real_rows)
 from .tensors import rng_for
 
 LAYERS = ("q_proj", "k_proj", "v_proj", "out_proj")
@@ -310,8 +310,8 @@ BUG_LINES: dict[str, tuple[str, str]] = {
     "middle_leak": ("leak", "    logits[:, :1] = logits[:, :1] + extra[tokens[:, T // 2]][:, None]  # (B, T, VOCAB):"
                             " BUG, position 0 reads token T // 2"),
 }
-# The whole-model bugs graded (BUGS, in judging03) are some of these; middle_leak stays available for
-# demonstrations: the sweep covers it.
+# The whole-model bugs graded one point each (BUGS, in judging03) are some of these; middle_leak is graded
+# with the position sweep.
 PUBLIC_VOCAB = 11
 PUBLIC_DECODER_SEED = 2024
 PUBLIC_SWEEP_SEED = 10  # draws the public sweep (fixed: `check` shows the same cases every time)
@@ -321,18 +321,27 @@ FAINT = 4e-4
 
 
 def sweep_leaks(T: int, rng: np.random.Generator) -> list[tuple[int, int]]:
-    """Single-position leaks (position t reads token s > t) for the sweep, 2T - 3 of them.
+    """Single-position leaks (position t reads token s > t) for the sweep, each (t, s) once.
 
     Position t reads token t + 1, for every t: only the prefix length t + 1 shows such a leak, so a
-    test that skips a prefix length (or a token, or compares only some positions) misses one. And for
-    every distance d = 2 … T-1 one leak of that distance, at a position drawn from `rng`: a test that
-    only looks at the next token, or never changes tokens that far ahead, misses one whatever the draw.
+    test that skips a prefix length (or a token, or compares only some positions) misses one. For
+    every t = 0 … T-3, position t reads a token s drawn from t + 2 … T-1: a test that only changes the
+    next token, or only compares position t, misses all of them. And for every distance d = 2 … T-1 one
+    leak of that distance, at a position drawn from `rng`: a test blind to one distance misses it
+    whatever the draw.
     """
-    leaks = [(t, t + 1) for t in range(T - 1)]
+    leaks = {(t, t + 1) for t in range(T - 1)}
+    for t in range(T - 2):
+        leaks.add((t, int(rng.integers(t + 2, T))))
     for distance in range(2, T):
         t = int(rng.integers(0, T - distance))
-        leaks.append((t, t + distance))
+        leaks.add((t, t + distance))
     return sorted(leaks)
+
+
+def middle_leak(T: int) -> tuple[int, int]:
+    """The (position, token) the lab's middle_leak decoder leaks at length T: position 0 reads token T // 2."""
+    return (0, T // 2)
 
 
 def position_leak_line(t: int, s: int, faint: bool = False) -> str:
@@ -351,7 +360,7 @@ def decoder_source(bug: str | None = None, vocab: int = PUBLIC_VOCAB, seed: int 
                    leak: tuple[int, int] | None = None) -> str:
     """Source of the tiny decoder `model`, correct (bug None), with one bug, or with one (faint) position leak."""
     lines = dict(CORRECT_LINES)
-    if bug in SWEEP_BUGS:
+    if bug in (POSITION_LEAK, FAINT_LEAK):
         lines["leak"] = position_leak_line(*leak, faint=bug == FAINT_LEAK)
     elif bug is not None:
         slot, line = BUG_LINES[bug]
@@ -383,6 +392,7 @@ class PrefixTestExercise(PrefixTestJudge):
                 rng: np.random.Generator) -> list[Case]:
         specs: list[tuple[str | None, tuple[int, int] | None]] = [(None, None)] + [(bug, None) for bug in BUGS]
         specs += [(POSITION_LEAK, leak) for leak in sweep_leaks(T, rng)]
+        specs.append((MIDDLE_LEAK, middle_leak(T)))  # the lab's own demonstration (§4) is graded too
         source = int(rng.integers(1, T))
         specs.append((FAINT_LEAK, (int(rng.integers(0, source)), source)))
         cases = []
@@ -391,7 +401,9 @@ class PrefixTestExercise(PrefixTestJudge):
                     "args": [{"__function__": decoder_source(bug, vocab, decoder_seed, leak), "name": "model",
                               "record": True}, vocab], "kwargs": kwargs}
             label = bug or "correct"
-            if leak is not None:
+            if bug == MIDDLE_LEAK:
+                label = f"middle_leak: position 0 reads token T // 2 = {leak[1]}"
+            elif leak is not None:
                 label = f"position {leak[0]} reads token {leak[1]}" + (", faintly" if bug == FAINT_LEAK else "")
             if not public:
                 label += f" (vocab_size={vocab}, T={T})"
