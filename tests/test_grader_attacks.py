@@ -125,7 +125,7 @@ def test_a_value_that_only_calls_itself_a_tensor_is_an_object(batch):
     entry = batch["entries"]["x_fake_tensor"]
     assert (entry["status"], entry["score"]) == ("graded", 4), entry
     for name in ("qk_scores", "scaled_scores"):
-        assert entry["exercises"][name]["status"] == "failed" and "got Tensor" in entry["exercises"][name]["feedback"]
+        assert entry["exercises"][name]["status"] == "failed" and "an object of type Tensor" in entry["exercises"][name]["feedback"]
     assert entry["exercises"]["causal_mask_T4"]["status"] == "failed"  # an int of 1329 bits: an object too
 
 

@@ -99,15 +99,22 @@ def test_undefined_variable_is_named():
     assert "`scaled_scores` is not defined" in results["scaled_scores"].render("en")
 
 
-@pytest.mark.parametrize("answer", [[[1, 2], [3, 4]], "four", 7, [[1, 2, 3], [4, 5]]])
-def test_wrong_shape_or_type_says_what_was_expected(answer):
+@pytest.mark.parametrize("answer, table", [([[1, 2], [3, 4]], True), ("four", False), (7, False),
+                                           ([[1, 2, 3], [4, 5]], False)])
+def test_wrong_shape_or_type_says_what_was_expected(answer, table):
     namespace = right_answers()
     namespace["qk_scores"] = answer
     results, _ = grade(namespace, exercise="qk_scores")
     result = results["qk_scores"]
     assert result.status == "failed" and result.diagnosis == "wrong_shape"
-    assert "your answer must have shape (3, 3) (rows, columns), but yours is" in result.render("en")
-    assert "tu respuesta debe tener forma (3, 3) (filas, columnas), pero la tuya es" in result.render("es")
+    if table:  # numbers of the wrong shape: both shapes
+        assert "your answer must have shape (3, 3) (rows, columns), but yours is (2, 2)" in result.render("en")
+        assert "tu respuesta debe tener forma (3, 3) (filas, columnas), pero la tuya es (2, 2)" in result.render("es")
+    else:  # not a table of numbers at all: what to type, and what it is instead
+        assert "your answer must be numbers of shape (3, 3) (rows, columns), typed as a list of lists" \
+            in result.render("en")
+        assert "tu respuesta debe ser una tabla de números con forma (3, 3)" in result.render("es")
+        assert "shape (3, 3) (rows, columns), but yours is" not in result.render("en")
     # a table of numbers is described by its shape, not by the dtype Python gave it
     assert "float64" not in result.render("en")
 

@@ -29,7 +29,10 @@ LOOKUPS = {"tr", "trn", "t", "tn", "_t", "plural_text"}  # and i18n.text (not ma
 # follows it, so no word order joins two of them; anything else that prints two texts fails.
 LABELLED_VALUES = {
     ("00_start_here.md", ("ch00.sample", "ch00.c01")),  # a label, then an example of a translated title
-    ("01_why_mask.md", ("ch01.answer_swapped", "ch01.other_city")),  # label, then the swapped-in word
+    ("01_why_mask.md", ("ch01.answer_swapped", "ch01.other_city")),
+    ("05_padding.md", ("ch05.target_reads",)),  # a label, then one "target i reads [...]" message per target
+    ("06_multi_head.md", ("ch06.col_cache_gb", "ch06.col_weights_gb", "ch06.setting")),  # a table's rows and columns
+    ("11_masks_in_production.md", ("ch11.image_reads_ahead", "ch11.text_reads_ahead")),  # two labelled booleans  # label, then the swapped-in word
     ("01_why_mask.md", ("ch01.with_mask", "ch01.row_unchanged")),
     ("01_why_mask.md", ("ch01.without_mask", "ch01.largest_change")),
     ("02_causal_mask.md", ("ch02.row", "ch02.same_as_softmax", "ch02.blocked_exactly_zero")),

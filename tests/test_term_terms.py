@@ -207,7 +207,7 @@ def test_resubmissions_keep_the_latest_and_list_the_others(terms):
     row = found[resubmitter.student]
     assert row["file"].endswith("_lab01_masks-1.ipynb") and row["superseded"][0].endswith("_lab01_masks.ipynb")
     assert row["score"] == T.MAX  # the blank earlier file was not graded, not as anybody else either
-    assert "1 file(s) before this one" in (out / "feedback" / f"{resubmitter.student}.md").read_text()
+    assert "You handed in 1 other file before this one" in (out / "feedback" / f"{resubmitter.student}.md").read_text()
 
 
 def test_late_and_extended_are_visible_per_student(terms):
@@ -219,7 +219,7 @@ def test_late_and_extended_are_visible_per_student(terms):
     assert (table[late.student]["late"], table[late.student]["late_days"], table[late.student]["penalty"],
             table[late.student]["score"]) == ("yes", "2", "2", "8")
     assert (table[extended.student]["late"], table[extended.student]["score"]) == ("", "10")
-    assert "2 day(s) after the due date" in (out / "feedback" / f"{late.student}.md").read_text()
+    assert "Handed in 2 days after the due date" in (out / "feedback" / f"{late.student}.md").read_text()
     for column in ("raw_score", "late_days", "penalty", "score", "max_score", "superseded", "status",
                    "causal_mask", "causal_mask_diagnosis"):
         assert column in table[late.student]

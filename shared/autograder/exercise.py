@@ -283,10 +283,10 @@ N_(
 def shape_mismatch(exercise: Exercise, case: Case, got: Any, expected: str) -> Result:
     """A typed answer (lab00) of the wrong shape: the shapes; another answer of the wrong type or shape: what
     it must be and what it is (`float32 (2, 5, 8)`, `tuple(float32 (2, 5, 8), NoneType)`)."""
-    if exercise.kind == "value":
-        message = Feedback("common.wrong_shape_value", {
-            "expected": expected,
-            "got": str(tuple(got.shape)) if isinstance(got, (Array, TooLarge)) else describe(got, typed=True)})
+    if exercise.kind == "value" and isinstance(got, (Array, TooLarge)):
+        message = Feedback("common.wrong_shape_value", {"expected": expected, "got": str(tuple(got.shape))})
+    elif exercise.kind == "value":  # an object, not typed numbers: a shape would not say what is wrong
+        message = Feedback("common.not_a_table", {"expected": expected, "got": describe(got, typed=True)})
     else:
         message = Feedback("common.wrong_type", {"case": case.shown, "expected": expected, "got": describe(got)})
     return exercise.result(0, "failed", Feedback("common.failed", {"name": exercise.id}), message,

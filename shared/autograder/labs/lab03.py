@@ -458,7 +458,7 @@ N_(
     "lab03.wrong_head_split", "lab03.wrong_triangle",
     # the decoders' descriptions (Case.label)
     "lab03.case.correct", "lab03.case.no_mask", "lab03.case.off_by_one", "lab03.case.time_axis_norm",
-    "lab03.case.shifted_input", "lab03.case.position_leak", "lab03.case.faint_leak",
+    "lab03.case.shifted_input", "lab03.case.position_leak", "lab03.case.faint_leak", "lab03.case.middle_leak",
 )
 
 # The stubs' hints (Lab.hint(exercise), which a stub raises in the notebook's language).

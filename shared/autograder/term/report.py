@@ -40,7 +40,7 @@ i18n.N_(
     "term.report.why.window_too_wide", "term.report.why.window_too_narrow", "term.report.why.rows_not_normalised",
     "term.report.why.future_weight", "term.report.why.layers_missing", "term.report.why.crashes",
     "term.report.why.wrong_cache", "term.report.why.batch_shape", "term.report.why.sinks_double_counted",
-    "term.report.why.sinks_missing",
+    "term.report.why.sinks_missing", "term.report.why.only_next_token",
 )
 
 RAN = ("graded", "timeout", "error")
