@@ -117,7 +117,7 @@ def test_the_summary_reports_the_leaks_with_the_mask_off():
     said = grid_summary(Settings(T=6, causal=False), EN)
     # the 15 future keys leak; 5 of them are the next token of their query
     assert said.startswith("6 queries × 6 keys: 36 cells may be read, 0 are blocked.")
-    assert "Leak! 15 future key(s) are readable, 5 of them a query's own target." in said
+    assert "Leak! Future keys that can be read: 15 in all; in 5 of those cells the key is the query's own target." in said
     assert "Blocked:" not in said
 
 
