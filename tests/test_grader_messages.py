@@ -165,3 +165,15 @@ def test_a_list_of_missed_checks_puts_each_item_on_a_line_of_its_own():
     assert lines[3] == "(Siehe Kapitel 07 §1.)" and len(lines) == 4
     assert not any(i18n.text(f"lab02.impl.{name}", lang).rstrip().endswith(";") for lang in i18n.LANGS
                    for name in ("no_mask", "off_by_one", "mask_after_softmax", "nan_rule"))
+
+
+def test_the_grader_s_records_keep_the_list_on_its_lines_as_check_shows_it():
+    """The batch grader renders a result's messages (engine.render_all) as `check` does (Result.render)."""
+    from autograder.grader.engine import render_all
+
+    items = [Feedback("common.failed", {"name": "t"}), Feedback("lab02.impl.no_mask", item=True),
+             Feedback("lab02.impl.off_by_one", item=True), Feedback("common.see_section", {"section": "07 §1"})]
+    recorded = render_all(items)
+    for lang in i18n.LANGS:
+        assert recorded[lang] == Result("t", 0, 5, "failed", items).render(lang)
+        assert recorded[lang].count("\n") == 3, (lang, recorded[lang])

@@ -61,6 +61,18 @@ class Feedback:
         return i18n.text(self.key, lang).format(**params)
 
 
+def render_feedback(feedback: list[Feedback], lang: str) -> str:
+    """Messages as one text: sentences joined by a space, each item of a list on a line of its own (and what
+    follows a list, too). `check` and the grader's records render through it alike."""
+    text, after_item = "", False
+    for item in feedback:
+        part = item.render(lang)
+        separator = "\n" if item.item or after_item else " "
+        text = f"{text}{separator}{part}" if text else part
+        after_item = item.item
+    return text
+
+
 @dataclass
 class Result:
     exercise: str
@@ -72,15 +84,7 @@ class Result:
     revealed: list[Feedback] | None = None  # the full feedback, where `feedback` hides hidden inputs
 
     def render(self, lang: str) -> str:
-        """The messages as one text: sentences joined by a space, each item of a list on a line of its own
-        (and what follows a list, too)."""
-        text, after_item = "", False
-        for item in self.feedback:
-            part = item.render(lang)
-            separator = "\n" if item.item or after_item else " "
-            text = f"{text}{separator}{part}" if text else part
-            after_item = item.item
-        return text
+        return render_feedback(self.feedback, lang)
 
     def to_plain(self, lang: str) -> dict:
         return {

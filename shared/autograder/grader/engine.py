@@ -27,7 +27,7 @@ import time
 from dataclasses import dataclass, field
 
 from .. import i18n
-from ..exercise import Exercise, Feedback, Result
+from ..exercise import Exercise, Feedback, Result, render_feedback
 from ..grading import context_problem_result, read_context
 from ..labs import LabSpec
 from . import remote, sanitize
@@ -714,7 +714,7 @@ def _internal_error(exercise: Exercise, error: Exception) -> Result:
 
 
 def render_all(feedback: list[Feedback]) -> dict[str, str]:
-    return {lang: " ".join(item.render(lang) for item in feedback) for lang in i18n.LANGS}
+    return {lang: render_feedback(feedback, lang) for lang in i18n.LANGS}
 
 
 i18n.NP_("grader.hidden_more")  # one point, several points
