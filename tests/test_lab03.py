@@ -1114,8 +1114,7 @@ def test_the_hidden_attention_cases_follow_the_hidden_table_and_vary_within_thei
 
 @pytest.mark.parametrize("B,heads", [(2, 2), (1, 2), (2, 1), (3, 1)])
 def test_the_batch_on_heads_slip_exists_exactly_where_it_runs_in_torch(B, heads):
-    case = lab03.module_case("slip", np.random.default_rng(0), B, 4, 2 * heads, heads, lengths=[2, 3, 4][:B],
-                             side="left")
+    case = lab03.module_case(np.random.default_rng(0), B, 4, 2 * heads, heads, lengths=[2, 3, 4][:B], side="left")
     inputs = lab03.case_inputs(case)
     slipped = lab03.self_attention(*inputs, padding="batch_on_heads")
     try:  # a (B, T, T) mask against (B, H, T, T) scores: with B != H (and B > 1) the heads axis grows to B

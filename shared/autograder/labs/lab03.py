@@ -165,7 +165,7 @@ def random_state(rng: np.random.Generator, d_model: int) -> dict[str, np.ndarray
 
 def module_call_name(B: int, T: int, d_model: int, n_heads: int, lengths=None, lengths_as_tensor: bool = False,
                      side: str = "right") -> str:
-    """A case named by what it passes, as the public cases are: code, the same in every language."""
+    """A case named by what it passes: code, the same in every language."""
     name = f"B={B}, T={T}, d_model={d_model}, n_heads={n_heads}"
     if lengths is not None:  # without lengths no padding side is passed either (module_case)
         listed = "[" + ", ".join(str(n) for n in lengths) + "]"
@@ -174,8 +174,8 @@ def module_call_name(B: int, T: int, d_model: int, n_heads: int, lengths=None, l
     return name
 
 
-def module_case(name: str, rng: np.random.Generator, B: int, T: int, d_model: int, n_heads: int,
-                lengths=None, lengths_as_tensor: bool = False, public: bool = True, side: str = "right") -> Case:
+def module_case(rng: np.random.Generator, B: int, T: int, d_model: int, n_heads: int, lengths=None,
+                lengths_as_tensor: bool = False, public: bool = True, side: str = "right") -> Case:
     x = f32(rng.normal(size=(B, T, d_model)))  # (B, T, d_model)
     state = random_state(rng, d_model)
     call = {
@@ -190,7 +190,8 @@ def module_case(name: str, rng: np.random.Generator, B: int, T: int, d_model: in
         call["kwargs"]["lengths"] = tensor_arg(lengths, "int64") if lengths_as_tensor else list(lengths)
         if side != "right":  # right padding is the default: the lab's first signature still works there
             call["kwargs"]["padding_side"] = side
-    return Case(name, call, public=public, data={"padding": lengths is not None})
+    return Case(module_call_name(B, T, d_model, n_heads, lengths, lengths_as_tensor, side), call, public=public,
+                data={"padding": lengths is not None})
 
 
 def case_inputs(case: Case) -> tuple[np.ndarray, dict[str, np.ndarray], int, Any, str]:
@@ -216,35 +217,28 @@ class CausalSelfAttentionExercise(CausalSelfAttentionJudge):
     def cases(self, ctx: dict, seed: int | None = None) -> list[Case]:
         rng = np.random.default_rng(3)
         cases = [
-            module_case("B=2, T=5, d_model=8, n_heads=2", rng, 2, 5, 8, 2),
-            module_case("B=1, T=6, d_model=8, n_heads=4", rng, 1, 6, 8, 4),
-            module_case("B=2, T=4, d_model=6, n_heads=1", rng, 2, 4, 6, 1),
-            module_case("B=2, T=5, d_model=8, n_heads=2, lengths=[5, 2]", rng, 2, 5, 8, 2, lengths=[5, 2]),
-            module_case("B=2, T=4, d_model=4, n_heads=2, lengths=tensor([1, 3])", rng, 2, 4, 4, 2,
-                        lengths=[1, 3], lengths_as_tensor=True),
+            module_case(rng, 2, 5, 8, 2),
+            module_case(rng, 1, 6, 8, 4),
+            module_case(rng, 2, 4, 6, 1),
+            module_case(rng, 2, 5, 8, 2, lengths=[5, 2]),
+            module_case(rng, 2, 4, 4, 2, lengths=[1, 3], lengths_as_tensor=True),
             # Left padding: the padding keys come before the real tokens, so only the key mask keeps them out.
-            module_case("B=2, T=5, d_model=8, n_heads=2, lengths=[3, 5], padding_side='left'", rng, 2, 5, 8, 2,
-                        lengths=[3, 5], side="left"),
-            module_case("B=3, T=4, d_model=6, n_heads=3, lengths=tensor([2, 4, 1]), padding_side='left'", rng,
-                        3, 4, 6, 3, lengths=[2, 4, 1], lengths_as_tensor=True, side="left"),
+            module_case(rng, 2, 5, 8, 2, lengths=[3, 5], side="left"),
+            module_case(rng, 3, 4, 6, 3, lengths=[2, 4, 1], lengths_as_tensor=True, side="left"),
         ]
         if seed is not None:
             rng = rng_for(seed, self.id)
             for B, T, d_model, n_heads, lengths, side in self.HIDDEN:
-                as_tensor = bool(rng.integers(0, 2))
-                cases.append(module_case(module_call_name(B, T, d_model, n_heads, lengths, as_tensor, side), rng, B, T,
-                                         d_model, n_heads, lengths=lengths, lengths_as_tensor=as_tensor, public=False,
-                                         side=side))
+                cases.append(module_case(rng, B, T, d_model, n_heads, lengths=lengths,
+                                         lengths_as_tensor=bool(rng.integers(0, 2)), public=False, side=side))
             for number in range(2):
                 n_heads = int(rng.choice([1, 2, 4]))
                 d_model = n_heads * int(rng.integers(2, 4))
                 B, T = int(rng.integers(1, 4)), int(rng.integers(2, 8))
                 lengths = [int(n) for n in rng.integers(1, T + 1, size=B)] if number == 1 else None
                 side = "left" if rng.integers(0, 2) else "right"
-                as_tensor = bool(rng.integers(0, 2))
-                cases.append(module_case(module_call_name(B, T, d_model, n_heads, lengths, as_tensor, side), rng, B, T,
-                                         d_model, n_heads, lengths=lengths, lengths_as_tensor=as_tensor, public=False,
-                                         side=side))
+                cases.append(module_case(rng, B, T, d_model, n_heads, lengths=lengths,
+                                         lengths_as_tensor=bool(rng.integers(0, 2)), public=False, side=side))
         return cases
 
     def reference(self, case: Case) -> dict:
