@@ -6,6 +6,7 @@ the release needs no Babel.
 """
 from __future__ import annotations
 
+import functools
 import gettext
 import json
 from pathlib import Path
@@ -60,10 +61,16 @@ def t(key: str, lang: str, **params) -> str:
     return text(key, lang).format(**params)
 
 
+@functools.lru_cache(maxsize=None)
+def _compiled_rule(rule: str):
+    """gettext compiles a plural rule into Python code: once per rule, not at every message."""
+    return gettext.c2py(rule)
+
+
 def plural_index(rule: str, n: float) -> int:
     if n != int(n):
         return -1
-    return gettext.c2py(rule)(int(n))
+    return _compiled_rule(rule)(int(n))
 
 
 def plural_text(key: str, lang: str, n: float) -> str:
