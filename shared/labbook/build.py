@@ -30,7 +30,8 @@ from labbook import dependencies
 from labbook.kernel import LANGUAGE_INFO
 from labbook.texts import tr
 from labbook.notebooks import (
-    KERNEL_NAME, KERNELSPEC, ROOT, Target, cell_inputs, coalesce_streams, headings, make_lab, read, read_source, targets, write,
+    KERNEL_NAME, KERNELSPEC, ROOT, Target, cell_inputs, coalesce_streams, headings, make_lab, output_text, read, read_source,
+    targets, write,
 )
 
 INDEX = ROOT / "index.ipynb"
@@ -84,10 +85,7 @@ WORD = re.compile(r"[^\W\d_]+")
 
 def printed_words(outputs: list) -> list[str]:
     """The words a cell printed, in order, without its numbers: what its labels (catalogue) and code say."""
-    text = "".join(o.get("text", "") if o.get("output_type") == "stream"
-                   else "".join(o.get("data", {}).get(kind, "") for kind in ("text/plain", "text/markdown"))
-                   for o in outputs)
-    return WORD.findall(text)
+    return WORD.findall(output_text(outputs, ("text/plain", "text/markdown")))
 
 
 def keep_unchanged_outputs(new: nbformat.NotebookNode, old: nbformat.NotebookNode,

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder import i18n
-from labbook.notebooks import ROOT, Target, read_built, read_source, targets
+from labbook.notebooks import ROOT, Target, output_text, read_built, read_source, targets
 
 EXCEPTIONS_FILE = Path(__file__).with_name("coverage_exceptions.toml")
 KINDS = ("number", "link", "code", "math", "code block", "list item", "table row")  # and "length" of a section
@@ -225,9 +225,7 @@ def printed(target: Target) -> list[list[str]]:
     found = []
     for cell in read_built(target.built).cells:
         if cell.cell_type == "code":
-            text = "".join(o.get("text", "") if o.get("output_type") == "stream" else o.get("data", {}).get("text/plain", "")
-                           for o in cell.get("outputs", []))
-            found.append(OUTPUT_NUMBER.findall(text))
+            found.append(OUTPUT_NUMBER.findall(output_text(cell.get("outputs", []))))
     return found
 
 

@@ -201,6 +201,12 @@ def read_built(path: Path) -> nbformat.NotebookNode:
     return read(path)
 
 
+def output_text(outputs: list, kinds: tuple[str, ...] = ("text/plain",)) -> str:
+    """What a code cell's outputs say as text: its streams, and of its display data the given kinds."""
+    return "".join(output.get("text", "") if output.get("output_type") == "stream"
+                   else "".join(output.get("data", {}).get(kind, "") for kind in kinds) for output in outputs)
+
+
 def write(notebook: nbformat.NotebookNode, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     text = nbformat.writes(notebook) + "\n"
