@@ -105,7 +105,7 @@ def test_no_reference_code_no_grader_no_hidden_cases():
         "autograder/__init__.py", "autograder/book_links.py", "autograder/evidence.py", "autograder/exercise.py", "autograder/grading.py", "autograder/hand.py", "autograder/i18n.py",
         "autograder/labs/__init__.py", "autograder/labs/judging.py", "autograder/labs/judging02.py",
         "autograder/labs/judging03.py", "autograder/labs/judging04.py", "autograder/labs/lab03.py", "autograder/notebook.py",
-        "autograder/notebook_lang.py", "autograder/replay.py", "autograder/runtime.py",
+        "autograder/notebook_lang.py", "autograder/plurals.py", "autograder/replay.py", "autograder/runtime.py",
         "labbook/__init__.py", "labbook/describe.py", "labbook/explorer.py", "labbook/needs.py", "labbook/show.py", "labbook/texts.py"])
     recorded = json.loads((bundle() / "autograder" / "data" / "labs.json").read_text(encoding="utf-8"))
     for lab_id in LAB_IDS:

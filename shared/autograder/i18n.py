@@ -13,8 +13,6 @@ them; ``LANGS`` holds the complete ones (built, tested strictly),
 """
 from __future__ import annotations
 
-import functools
-import gettext
 import os
 import string
 import tomllib
@@ -22,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import notebook_lang
+from .plurals import plural_index
 
 LOCALE = Path(__file__).parent / "locale"
 LANGUAGES_FILE = LOCALE / "languages.toml"
@@ -117,19 +116,6 @@ def _messages(domain: str, lang: str) -> dict[str, str]:
 def _plural_forms(domain: str, lang: str) -> dict[str, tuple[str, ...]]:
     _messages(domain, lang)
     return _PLURALS[(domain, lang)]
-
-
-@functools.lru_cache(maxsize=None)
-def _compiled_rule(rule: str):
-    """gettext compiles a plural rule into Python code: once per rule, not at every message."""
-    return gettext.c2py(rule)
-
-
-def plural_index(rule: str, n: float) -> int:
-    """The form a gettext plural rule (`(n != 1)`) picks for the count n; a count with a fraction uses the last."""
-    if n != int(n):
-        return -1
-    return _compiled_rule(rule)(int(n))
 
 
 def _find(key: str, lang: str) -> str | None:

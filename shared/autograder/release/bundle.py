@@ -32,7 +32,8 @@ from . import replay
 PACKAGE = Path(__file__).resolve().parents[1]  # shared/autograder
 SHARED = PACKAGE.parent
 STUDENT = Path(__file__).resolve().parent / "student"
-SHARED_MODULES = ("exercise.py", "runtime.py", "notebook_lang.py", "evidence.py", "grading.py", "notebook.py",
+SHARED_MODULES = ("exercise.py", "runtime.py", "notebook_lang.py", "plurals.py", "evidence.py", "grading.py",
+                  "notebook.py",
                   "book_links.py",  # the same file serves the full and the student package
                   # the labs' judges: judging only, no reference code and no case generator
                   "labs/judging.py", "labs/judging02.py", "labs/judging03.py", "labs/judging04.py")

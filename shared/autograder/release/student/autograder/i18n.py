@@ -6,12 +6,11 @@ the release needs no Babel.
 """
 from __future__ import annotations
 
-import functools
-import gettext
 import json
 from pathlib import Path
 
 from . import notebook_lang
+from .plurals import plural_index
 
 _DATA = json.loads((Path(__file__).parent / "data" / "messages.json").read_text(encoding="utf-8"))
 LANGS: tuple[str, ...] = tuple(_DATA["langs"])
@@ -59,18 +58,6 @@ def text(key: str, lang: str) -> str:
 
 def t(key: str, lang: str, **params) -> str:
     return text(key, lang).format(**params)
-
-
-@functools.lru_cache(maxsize=None)
-def _compiled_rule(rule: str):
-    """gettext compiles a plural rule into Python code: once per rule, not at every message."""
-    return gettext.c2py(rule)
-
-
-def plural_index(rule: str, n: float) -> int:
-    if n != int(n):
-        return -1
-    return _compiled_rule(rule)(int(n))
 
 
 def plural_text(key: str, lang: str, n: float) -> str:
